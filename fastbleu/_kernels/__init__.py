@@ -1,0 +1,11 @@
+"""Private numba kernels: nopython, ``cache=True``, no Python objects inside.
+
+Each module is one stage of the pipeline::
+
+    hashing    token bytes -> 64-bit token hashes; n-gram keys from token hashes
+    tokenize   UTF-8 buffers -> token hashes per segment (13a / none / char)
+    counting   token hashes -> clipped n-gram statistics, one row per segment
+    formula    statistics row -> BLEU score (sacrebleu's order of operations)
+
+Kernels trust their inputs; the public modules validate and convert.
+"""

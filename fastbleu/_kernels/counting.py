@@ -1,0 +1,154 @@
+"""Token hashes -> BLEU sufficient statistics, one row per segment.
+
+Row layout (sacrebleu's): ``[hyp_len, ref_len, match_1..match_N,
+total_1..total_N]``, int64.
+
+For each segment the reference n-grams go into a small open-addressing
+table that records, per n-gram key, the largest count in any single
+reference (sacrebleu's ``max`` merge of the reference Counters).  Each
+hypothesis n-gram then bumps its own count in that table and is a match
+while that count does not exceed the reference maximum, which sums
+``min(hyp_count, max_ref_count)`` over n-grams (Papineni et al., 2002,
+modified n-gram precision).  Table slots carry the number of the segment
+that wrote them, so the table is never cleared between segments.
+
+The reference length is the closest one to the hypothesis length, ties to
+the shorter (sacrebleu's ``_get_closest_ref_len``).
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .hashing import extend_key
+
+_CHUNK = 256
+_MIN_CAPACITY = 1024
+
+
+@njit(cache=True, nogil=True)
+def _ngram_count(length, max_order):
+    total = 0
+    for m in range(max_order):
+        if length > m:
+            total += length - m
+    return total
+
+
+@njit(cache=True, nogil=True)
+def _slot(keys, stamps, mask, key, stamp):
+    """The slot holding ``key`` in this segment's table, or the empty slot for it."""
+    slot = np.int64(key & mask)
+    while stamps[slot] == stamp and keys[slot] != key:
+        slot = (slot + 1) & np.int64(mask)
+    return slot
+
+
+@njit(cache=True, nogil=True)
+def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
+                      ref_count, max_order, out, first, last):
+    """Statistics of segments ``first:last``; owns its n-gram table."""
+    n_refs = ref_start.shape[0]
+    capacity = _MIN_CAPACITY
+    keys = np.empty(capacity, dtype=np.uint64)
+    stamps = np.zeros(capacity, dtype=np.int64)
+    last_ref = np.empty(capacity, dtype=np.int32)
+    ref_run = np.empty(capacity, dtype=np.int32)
+    ref_max = np.empty(capacity, dtype=np.int32)
+    hyp_seen = np.empty(capacity, dtype=np.int32)
+    stamp = 0
+    for i in range(first, last):
+        stamp += 1
+        hyp_len = hyp_count[i]
+        closest_diff = -1
+        closest_len = -1
+        ref_ngrams = 0
+        for r in range(n_refs):
+            ref_len = ref_count[r, i]
+            if ref_len < 0:
+                continue
+            diff = abs(hyp_len - ref_len)
+            if closest_diff == -1 or diff < closest_diff:
+                closest_diff = diff
+                closest_len = ref_len
+            elif diff == closest_diff and ref_len < closest_len:
+                closest_len = ref_len
+            ref_ngrams += _ngram_count(ref_len, max_order)
+
+        out[i, 0] = hyp_len
+        out[i, 1] = closest_len
+        for m in range(max_order):
+            out[i, 2 + m] = 0
+            out[i, 2 + max_order + m] = max(hyp_len - m, 0)
+        if ref_ngrams == 0 or hyp_len == 0:
+            continue
+
+        if 2 * ref_ngrams > capacity:
+            while 2 * ref_ngrams > capacity:
+                capacity *= 2
+            keys = np.empty(capacity, dtype=np.uint64)
+            stamps = np.zeros(capacity, dtype=np.int64)
+            last_ref = np.empty(capacity, dtype=np.int32)
+            ref_run = np.empty(capacity, dtype=np.int32)
+            ref_max = np.empty(capacity, dtype=np.int32)
+            hyp_seen = np.empty(capacity, dtype=np.int32)
+        mask = np.uint64(capacity - 1)
+
+        for r in range(n_refs):
+            ref_len = ref_count[r, i]
+            base = ref_start[r, i]
+            for p in range(ref_len):
+                key = ref_hashes[base + p]
+                for m in range(max_order):
+                    if m > 0:
+                        if p + m >= ref_len:
+                            break
+                        key = extend_key(key, ref_hashes[base + p + m])
+                    slot = _slot(keys, stamps, mask, key, stamp)
+                    if stamps[slot] != stamp:
+                        stamps[slot] = stamp
+                        keys[slot] = key
+                        last_ref[slot] = r
+                        ref_run[slot] = 1
+                        ref_max[slot] = 1
+                        hyp_seen[slot] = 0
+                    else:
+                        if last_ref[slot] == r:
+                            ref_run[slot] += 1
+                        else:
+                            last_ref[slot] = r
+                            ref_run[slot] = 1
+                        if ref_run[slot] > ref_max[slot]:
+                            ref_max[slot] = ref_run[slot]
+
+        base = hyp_start[i]
+        for p in range(hyp_len):
+            key = hyp_hashes[base + p]
+            for m in range(max_order):
+                if m > 0:
+                    if p + m >= hyp_len:
+                        break
+                    key = extend_key(key, hyp_hashes[base + p + m])
+                slot = _slot(keys, stamps, mask, key, stamp)
+                if stamps[slot] == stamp:
+                    hyp_seen[slot] += 1
+                    if hyp_seen[slot] <= ref_max[slot]:
+                        out[i, 2 + m] += 1
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def segment_statistics(hyp_hashes, hyp_start, hyp_count,
+                       ref_hashes, ref_start, ref_count, max_order, out):
+    """Fill ``out[i]`` with the statistics of segment ``i``.
+
+    Hypothesis ``i`` is ``hyp_hashes[hyp_start[i]:hyp_start[i] + hyp_count[i]]``;
+    reference ``r`` of segment ``i`` likewise with ``ref_start[r, i]`` and
+    ``ref_count[r, i]``, where a count below zero marks a missing reference.
+    Every segment must have at least one reference.  Chunks of segments run
+    in parallel, each with its own table.
+    """
+    n = hyp_start.size
+    n_chunks = (n + _CHUNK - 1) // _CHUNK
+    for chunk in prange(n_chunks):
+        _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
+                          ref_count, max_order, out, chunk * _CHUNK,
+                          min(n, (chunk + 1) * _CHUNK))

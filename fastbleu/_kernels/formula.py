@@ -1,0 +1,110 @@
+"""Statistics row -> BLEU, bit for bit as sacrebleu 2.6 computes it.
+
+BLEU = BP * exp(sum_n log p_n / N) (Papineni et al., 2002) with the
+smoothing methods of Chen & Cherry (2014) as sacrebleu names them.  For
+parity every operation follows ``sacrebleu.metrics.bleu.BLEU.compute_bleu``
+in the same order and precision:
+
+* ``BP = exp(1 - ref_len / sys_len)`` when ``sys_len < ref_len``, ``0.0`` for
+  an empty hypothesis side;
+* ``p_n = 100 * correct / total`` (a percentage), with ``add-k`` adding k to
+  both for n > 1 before the ``total == 0`` test, ``floor`` giving
+  ``100 * k / total`` and ``exp`` giving ``100 / (2**j * total)`` for the
+  j-th order without matches;
+* ``log`` of a zero precision is sacrebleu's ``-9999999999`` (``my_log``);
+* the logs are added with Python's ``sum()``: plain left-to-right addition
+  before Python 3.12, Neumaier's compensated summation from 3.12 on
+  (``compensated``), with the first term entering as ``0 + x``;
+* ``score = BP * exp(total_log / eff_order)``.
+
+Counts are int64 and are converted to float64 exactly (they stay far below
+2**53), which is what Python's ``int * float`` does.
+"""
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+SMOOTH_NONE = 0
+SMOOTH_FLOOR = 1
+SMOOTH_ADD_K = 2
+SMOOTH_EXP = 3
+
+_LOG_ZERO = -9999999999.0
+
+
+@njit(cache=True, nogil=True)
+def bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
+                  compensated, precisions):
+    """Score one statistics row; fills ``precisions`` and returns ``(score, bp)``."""
+    sys_len = row[0]
+    ref_len = row[1]
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1.0 - ref_len / sys_len) if sys_len > 0 else 0.0
+
+    any_correct = False
+    for m in range(max_order):
+        precisions[m] = 0.0
+        if row[2 + m] != 0:
+            any_correct = True
+    if not any_correct:
+        return 0.0, bp
+
+    smooth_mteval = 1.0
+    eff_order = max_order
+    for m in range(max_order):
+        correct = float(row[2 + m])
+        total = float(row[2 + max_order + m])
+        if smooth == SMOOTH_ADD_K and m > 0:
+            correct += smooth_value
+            total += smooth_value
+        if total == 0.0:
+            break
+        if effective_order:
+            eff_order = m + 1
+        if correct == 0.0:
+            if smooth == SMOOTH_EXP:
+                smooth_mteval *= 2.0
+                precisions[m] = 100.0 / (smooth_mteval * total)
+            elif smooth == SMOOTH_FLOOR:
+                precisions[m] = 100.0 * smooth_value / total
+        else:
+            precisions[m] = 100.0 * correct / total
+
+    # Python's sum() over [my_log(p) for p in precisions[:eff_order]].  When a
+    # term is my_log(0) the total is below -1e9 and exp() underflows to 0.0
+    # however the terms are added, so the integer-vs-float subtleties of
+    # sum() for that term cannot change the score.
+    log_sum = 0.0
+    compensation = 0.0
+    for m in range(eff_order):
+        x = math.log(precisions[m]) if precisions[m] != 0.0 else _LOG_ZERO
+        if m == 0:
+            log_sum = x
+        elif compensated:
+            t = log_sum + x
+            if abs(log_sum) >= abs(x):
+                compensation += (log_sum - t) + x
+            else:
+                compensation += (x - t) + log_sum
+            log_sum = t
+        else:
+            log_sum = log_sum + x
+    if compensated and compensation != 0.0 and math.isfinite(compensation):
+        log_sum += compensation
+    return bp * math.exp(log_sum / eff_order), bp
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def bleu_per_row(stats, max_order, smooth, smooth_value, effective_order,
+                 compensated, out):
+    """``out[i]`` = BLEU of statistics row ``i`` (sentence BLEU)."""
+    n = stats.shape[0]
+    n_chunks = (n + 1023) // 1024
+    for chunk in prange(n_chunks):
+        precisions = np.empty(max_order, dtype=np.float64)
+        for i in range(chunk * 1024, min(n, (chunk + 1) * 1024)):
+            out[i] = bleu_from_row(stats[i], max_order, smooth, smooth_value,
+                                   effective_order, compensated, precisions)[0]

@@ -1,0 +1,328 @@
+"""UTF-8 buffers -> token hashes, one segment at a time, without Python strings.
+
+The kernels walk an Arrow-style string column (a ``uint8`` data buffer and
+``int64`` offsets) and write one 64-bit hash per token.  They reproduce
+sacrebleu 2.6's tokenizers exactly:
+
+``none``
+    ``line.split()``: runs of characters that are not Python whitespace.
+``char``
+    ``" ".join(line).split()``: every non-whitespace code point is a token.
+``13a``
+    ``Tokenizer13a``: on the right-stripped line, remove ``<skipped>``, remove
+    ``-\\n``, unescape ``&quot; &amp; &lt; &gt;`` (each a separate
+    ``str.replace`` pass, in that order), pad with a space on both sides and
+    apply the four ``re.sub`` rules of ``TokenizerRegexp``, then split.
+
+The four 13a rules only ever insert spaces, so the tokens are the original
+characters with boundaries added.  Working through ``re.sub``'s
+left-to-right, non-overlapping matching gives these boundaries:
+
+* rule 1 isolates every character of ``{|}~[\\]^_`` ``!"#$%&()*+:;<=>?@/``;
+* rule 2 (``([^0-9])([.,])``) isolates a ``.``/``,`` whose left neighbour is
+  not an ASCII digit, unless that neighbour is itself a ``.``/``,`` isolated
+  by rule 2 (its match consumed the character);
+* rule 3 (``([.,])([^0-9])``) isolates every other ``.``/``,`` whose right
+  neighbour is not an ASCII digit (the padding space counts);
+* rule 4 (``([0-9])(-)``) isolates a ``-`` whose left neighbour is an ASCII
+  digit.
+
+Neighbours are those of the preprocessed line: the spaces that rule 1 adds
+around a punctuation mark are non-digits, as the mark itself is, so rules
+2-4 see the same digit/non-digit pattern.  The property-based tests check
+this derivation against sacrebleu on adversarial text.
+
+Whitespace is Python's ``str.isspace()`` set, which ``str.split()`` and
+``str.rstrip()`` use: U+0009-U+000D, U+001C-U+0020, U+0085, U+00A0, U+1680,
+U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (a test derives it
+from Python).
+
+Every tokenizer emits at most one token per input byte, so segment ``i``
+writes its hashes at ``out[offsets[i] - offsets[0]:]`` without a counting
+pass.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+from .hashing import hash_bytes
+
+TOKENIZE_NONE = 0
+TOKENIZE_13A = 1
+TOKENIZE_CHAR = 2
+
+# Character classes of ASCII bytes for the 13a scanner.
+_GLUE = 0  # stays inside a token
+_SPACE = 1  # ends a token
+_PUNCT = 2  # rule 1: a token of its own
+_DOT_COMMA = 3  # rules 2 and 3
+_DASH = 4  # rule 4
+_DIGIT = 5  # stays inside a token; decides rules 2-4
+
+
+def _ascii_classes():
+    table = np.zeros(128, dtype=np.uint8)
+    for c in [*range(0x7B, 0x7F), *range(0x5B, 0x61), *range(0x20, 0x27),
+              *range(0x28, 0x2C), *range(0x3A, 0x41), 0x2F]:
+        table[c] = _PUNCT
+    for c in [*range(0x09, 0x0E), *range(0x1C, 0x21)]:
+        table[c] = _SPACE
+    table[ord(".")] = _DOT_COMMA
+    table[ord(",")] = _DOT_COMMA
+    table[ord("-")] = _DASH
+    for c in range(ord("0"), ord("9") + 1):
+        table[c] = _DIGIT
+    return table
+
+
+_CLASS_13A = _ascii_classes()
+
+# 13a's language-independent replacements, applied in this order.
+_SKIPPED = np.frombuffer(b"<skipped>", dtype=np.uint8)
+_DASH_NEWLINE = np.frombuffer(b"-\n", dtype=np.uint8)
+_ENTITY_QUOT = np.frombuffer(b"&quot;", dtype=np.uint8)
+_ENTITY_AMP = np.frombuffer(b"&amp;", dtype=np.uint8)
+_ENTITY_LT = np.frombuffer(b"&lt;", dtype=np.uint8)
+_ENTITY_GT = np.frombuffer(b"&gt;", dtype=np.uint8)
+_EMPTY = np.frombuffer(b"", dtype=np.uint8)
+_QUOT = np.frombuffer(b'"', dtype=np.uint8)
+_AMP = np.frombuffer(b"&", dtype=np.uint8)
+_LT = np.frombuffer(b"<", dtype=np.uint8)
+_GT = np.frombuffer(b">", dtype=np.uint8)
+_CHUNK = 512
+
+
+@njit(cache=True, nogil=True)
+def _utf8_length(lead):
+    if lead < 0x80:
+        return 1
+    if lead < 0xE0:
+        return 2
+    if lead < 0xF0:
+        return 3
+    return 4
+
+
+@njit(cache=True, nogil=True)
+def _is_space_at(buf, j, length):
+    """Whether the ``length``-byte code point at ``buf[j]`` is Python whitespace."""
+    b0 = buf[j]
+    if length == 1:
+        return (0x09 <= b0 <= 0x0D) or (0x1C <= b0 <= 0x20)
+    if length == 2:
+        # U+0085, U+00A0
+        return b0 == 0xC2 and (buf[j + 1] == 0x85 or buf[j + 1] == 0xA0)
+    if length != 3:
+        return False
+    b1 = buf[j + 1]
+    b2 = buf[j + 2]
+    if b0 == 0xE2:
+        if b1 == 0x80:
+            # U+2000-U+200A, U+2028, U+2029, U+202F
+            return b2 <= 0x8A or b2 == 0xA8 or b2 == 0xA9 or b2 == 0xAF
+        return b1 == 0x81 and b2 == 0x9F  # U+205F
+    if b0 == 0xE1:
+        return b1 == 0x9A and b2 == 0x80  # U+1680
+    return b0 == 0xE3 and b1 == 0x80 and b2 == 0x80  # U+3000
+
+
+@njit(cache=True, nogil=True)
+def _rstrip_end(buf, start, end):
+    """End of ``buf[start:end]`` after ``str.rstrip()``."""
+    while end > start:
+        j = end - 1
+        while j > start and (buf[j] & 0xC0) == 0x80:
+            j -= 1
+        if not _is_space_at(buf, j, end - j):
+            break
+        end = j
+    return end
+
+
+@njit(cache=True, nogil=True)
+def _tokens_none(buf, start, end, out, pos):
+    count = 0
+    tok = -1
+    j = start
+    while j < end:
+        length = _utf8_length(buf[j])
+        if _is_space_at(buf, j, length):
+            if tok >= 0:
+                out[pos + count] = hash_bytes(buf, tok, j)
+                count += 1
+                tok = -1
+        elif tok < 0:
+            tok = j
+        j += length
+    if tok >= 0:
+        out[pos + count] = hash_bytes(buf, tok, end)
+        count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _tokens_char(buf, start, end, out, pos):
+    count = 0
+    j = start
+    while j < end:
+        length = _utf8_length(buf[j])
+        if not _is_space_at(buf, j, length):
+            out[pos + count] = hash_bytes(buf, j, j + length)
+            count += 1
+        j += length
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _replace(buf, length, pattern, replacement):
+    """``str.replace`` in place on ``buf[:length]``; the replacement is not longer."""
+    m = pattern.size
+    read = 0
+    write = 0
+    while read < length:
+        if buf[read] == pattern[0] and read + m <= length:
+            hit = True
+            for k in range(1, m):
+                if buf[read + k] != pattern[k]:
+                    hit = False
+                    break
+            if hit:
+                for k in range(replacement.size):
+                    buf[write + k] = replacement[k]
+                write += replacement.size
+                read += m
+                continue
+        buf[write] = buf[read]
+        write += 1
+        read += 1
+    return write
+
+
+@njit(cache=True, nogil=True)
+def _needs_preprocessing(buf, start, end):
+    for j in range(start, end):
+        b = buf[j]
+        if b == 0x3C or b == 0x26 or b == 0x0A:  # '<', '&', '\n'
+            return True
+    return False
+
+
+@njit(cache=True, nogil=True)
+def _preprocess_13a(buf, length):
+    """13a's language-independent part; ``\\n`` -> space is left to the scanner,
+    which treats both as whitespace."""
+    length = _replace(buf, length, _SKIPPED, _EMPTY)
+    length = _replace(buf, length, _DASH_NEWLINE, _EMPTY)
+    length = _replace(buf, length, _ENTITY_QUOT, _QUOT)
+    length = _replace(buf, length, _ENTITY_AMP, _AMP)
+    length = _replace(buf, length, _ENTITY_LT, _LT)
+    length = _replace(buf, length, _ENTITY_GT, _GT)
+    return length
+
+
+@njit(cache=True, nogil=True)
+def _tokens_13a(buf, start, end, out, pos):
+    count = 0
+    tok = -1  # start of the token being built
+    prev_digit = False  # left neighbour is an ASCII digit (the padding is not)
+    prev_rule2 = False  # left neighbour is a '.'/',' that rule 2 matched
+    j = start
+    while j < end:
+        b = buf[j]
+        if b >= 0x80:
+            length = _utf8_length(b)
+            if _is_space_at(buf, j, length):
+                if tok >= 0:
+                    out[pos + count] = hash_bytes(buf, tok, j)
+                    count += 1
+                    tok = -1
+            elif tok < 0:
+                tok = j
+            prev_digit = False
+            prev_rule2 = False
+            j += length
+            continue
+        cls = _CLASS_13A[b]
+        if cls == _GLUE or cls == _DIGIT:
+            if tok < 0:
+                tok = j
+            prev_digit = cls == _DIGIT
+            prev_rule2 = False
+            j += 1
+            continue
+        if cls == _SPACE:
+            if tok >= 0:
+                out[pos + count] = hash_bytes(buf, tok, j)
+                count += 1
+                tok = -1
+            prev_digit = False
+            prev_rule2 = False
+            j += 1
+            continue
+        isolated = True
+        if cls == _DOT_COMMA:
+            rule2 = not prev_digit and not prev_rule2
+            if not rule2:
+                nxt = buf[j + 1] if j + 1 < end else 0x20
+                isolated = not (0x30 <= nxt <= 0x39)
+            prev_rule2 = rule2
+        else:
+            if cls == _DASH:
+                isolated = prev_digit
+            prev_rule2 = False
+        prev_digit = False
+        if not isolated:
+            if tok < 0:
+                tok = j
+            j += 1
+            continue
+        if tok >= 0:
+            out[pos + count] = hash_bytes(buf, tok, j)
+            count += 1
+            tok = -1
+        out[pos + count] = hash_bytes(buf, j, j + 1)
+        count += 1
+        j += 1
+    if tok >= 0:
+        out[pos + count] = hash_bytes(buf, tok, end)
+        count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, first, last):
+    """Tokenize segments ``first:last``; owns its 13a scratch buffer."""
+    base = offsets[0]
+    scratch = np.empty(256, dtype=np.uint8)
+    for i in range(first, last):
+        start = offsets[i]
+        end = _rstrip_end(data, start, offsets[i + 1])
+        pos = start - base
+        if kind == TOKENIZE_NONE:
+            out_count[i] = _tokens_none(data, start, end, out_hashes, pos)
+        elif kind == TOKENIZE_CHAR:
+            out_count[i] = _tokens_char(data, start, end, out_hashes, pos)
+        elif _needs_preprocessing(data, start, end):
+            length = end - start
+            if scratch.size < length:
+                scratch = np.empty(2 * length, dtype=np.uint8)
+            scratch[:length] = data[start:end]
+            length = _preprocess_13a(scratch, length)
+            out_count[i] = _tokens_13a(scratch, 0, length, out_hashes, pos)
+        else:
+            out_count[i] = _tokens_13a(data, start, end, out_hashes, pos)
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def tokenize_column(data, offsets, kind, out_hashes, out_count):
+    """Tokenize every segment of a string column into token hashes.
+
+    Segment ``i`` is ``data[offsets[i]:offsets[i + 1]]``; its hashes go to
+    ``out_hashes[offsets[i] - offsets[0]:]`` and their number to
+    ``out_count[i]``.  ``out_hashes`` needs ``offsets[-1] - offsets[0]`` slots.
+    """
+    n = offsets.size - 1
+    n_chunks = (n + _CHUNK - 1) // _CHUNK
+    for chunk in prange(n_chunks):
+        _tokenize_chunk(data, offsets, kind, out_hashes, out_count, chunk * _CHUNK,
+                        min(n, (chunk + 1) * _CHUNK))

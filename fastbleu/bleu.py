@@ -1,0 +1,246 @@
+"""``fastbleu.BLEU``: a vectorized drop-in for ``sacrebleu.metrics.BLEU``."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+import pyarrow.compute as pc
+import pyarrow as pa
+
+from .score import (SMOOTH_DEFAULTS, BLEUScore, BLEUSignature, score_from_statistics,
+                    scores_from_statistics, validate_smoothing)
+from .statistics import References, check_references, iter_statistics, reference_presence
+from .text import TextColumn, as_text_column
+from .tokenizers import (DEFAULT_TOKENIZER, TOKENIZERS, TRG_LANG_TOKENIZERS, get_tokenizer)
+
+logger = logging.getLogger("fastbleu")
+
+#: Default maximum n-gram order.
+MAX_NGRAM_ORDER = 4
+
+
+def _reference_streams(references, n_segments: int | None) -> list[TextColumn]:
+    """Validate and convert a list of reference streams."""
+    if isinstance(references, (str, bytes)) or not hasattr(references, "__len__"):
+        raise TypeError("references must be a list of reference streams (one sequence of "
+                        "strings per reference)")
+    if len(references) == 0:
+        raise ValueError("references is empty: give at least one reference stream")
+    first = references[0]
+    if isinstance(first, str) or first is None:
+        raise TypeError("references must be a list of reference streams, each a sequence of "
+                        "strings; for a single stream write [refs]")
+    streams = [as_text_column(stream, f"references[{r}]", allow_null=True)
+               for r, stream in enumerate(references)]
+    expected = len(streams[0]) if n_segments is None else n_segments
+    for r, stream in enumerate(streams):
+        if len(stream) != expected:
+            what = "the hypotheses have" if n_segments is not None else "references[0] has"
+            raise ValueError(f"references[{r}] has {len(stream)} segments but {what} "
+                             f"{expected}")
+    return streams
+
+
+class BLEU:
+    """Corpus and sentence BLEU (Papineni et al., 2002) as sacrebleu computes it (Post, 2018).
+
+    The constructor takes sacrebleu's arguments with sacrebleu's defaults,
+    and for the same options every number equals sacrebleu 2.6's.
+
+    Parameters
+    ----------
+    lowercase : bool
+        Lowercase hypotheses and references (Python's ``str.lower()``).
+    force : bool
+        Do not warn about hypotheses that look tokenized.
+    tokenize : str, optional
+        ``"13a"`` (default), ``"none"`` or ``"char"``.
+    smooth_method : {"exp", "floor", "add-k", "none"}
+        Smoothing of zero n-gram precisions (Chen & Cherry, 2014).
+    smooth_value : float, optional
+        The value for ``floor`` (default 0.1) and ``add-k`` (default 1).
+    max_ngram_order : int
+        Highest n-gram order (default 4).
+    effective_order : bool
+        Stop at the first n-gram order with no n-grams (for sentence BLEU).
+    trg_lang : str
+        Target language; picks the default tokenizer and warns about unusual
+        choices as sacrebleu does.
+    references : list of sequences of str, optional
+        Reference streams to tokenize once and reuse for every
+        ``corpus_score(hyps, None)`` call.
+    """
+
+    SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
+    TOKENIZERS = tuple(TOKENIZERS)
+    TOKENIZER_DEFAULT = DEFAULT_TOKENIZER
+
+    def __init__(self, lowercase: bool = False, force: bool = False, tokenize: str | None = None,
+                 smooth_method: str = "exp", smooth_value: float | None = None,
+                 max_ngram_order: int = MAX_NGRAM_ORDER, effective_order: bool = False,
+                 trg_lang: str = "", references: Sequence[Sequence[str]] | None = None):
+        validate_smoothing(smooth_method, smooth_value)
+        if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)):
+            raise TypeError(f"max_ngram_order must be an int, got {type(max_ngram_order).__name__}")
+        if max_ngram_order < 1:
+            raise ValueError(f"max_ngram_order must be at least 1, got {max_ngram_order}")
+        self.lowercase = bool(lowercase)
+        self._force = bool(force)
+        self.trg_lang = trg_lang
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
+        self.max_ngram_order = int(max_ngram_order)
+        self.effective_order = bool(effective_order)
+        if tokenize is None:
+            tokenize = TRG_LANG_TOKENIZERS.get(trg_lang, DEFAULT_TOKENIZER)
+        else:
+            for lang, advised in (("zh", "'zh' or 'spm'"), ("ja", "'ja-mecab' or 'spm'"),
+                                  ("ko", "'ko-mecab' or 'spm'")):
+                if trg_lang == lang and tokenize != TRG_LANG_TOKENIZERS[lang]:
+                    logger.warning("Consider using the %s tokenizer for %s.", advised,
+                                   {"zh": "Chinese", "ja": "Japanese", "ko": "Korean"}[lang])
+        self.tokenizer = get_tokenizer(tokenize)
+        self.tokenizer_signature = self.tokenizer.signature
+        self.num_refs: int | None = None
+        self.n_bootstrap = None
+        self.seed = None
+        self._ref_cache: References | None = None
+        if references is not None:
+            streams = _reference_streams(references, None)
+            self.num_refs = check_references(reference_presence(streams))
+            self._ref_cache = References.cached(streams, self.tokenizer, self.lowercase)
+
+    # -- statistics --------------------------------------------------------------------
+
+    def _prepare(self, hypotheses, references):
+        hyps = as_text_column(hypotheses, "hypotheses")
+        if references is not None and len(references) > 0:
+            streams = _reference_streams(references, len(hyps))
+            self.num_refs = check_references(reference_presence(streams))
+            return hyps, streams
+        if self._ref_cache is None:
+            raise RuntimeError("No references provided and the cache is empty.")
+        if len(self._ref_cache) != len(hyps):
+            raise ValueError(f"the cached references have {len(self._ref_cache)} segments but "
+                             f"the hypotheses have {len(hyps)}")
+        return hyps, self._ref_cache
+
+    def _warn_if_tokenized(self, hyps: TextColumn) -> None:
+        if self._force or len(hyps) < 100:
+            return
+        array = pa.LargeBinaryArray.from_buffers(
+            pa.large_binary(), len(hyps),
+            [None, pa.py_buffer(hyps.offsets - hyps.offsets[0]),
+             pa.py_buffer(hyps.data[hyps.offsets[0]:hyps.offsets[-1]])])
+        if pc.sum(pc.ends_with(array.cast(pa.large_string()), " .")).as_py() >= 100:
+            logger.warning("That's 100 lines that end in a tokenized period ('.')")
+            logger.warning("It looks like you forgot to detokenize your test data, which may "
+                           "hurt your score.")
+            logger.warning("If you insist your data is detokenized, or don't care, you can "
+                           "suppress this message with the `force` parameter.")
+
+    def _statistics(self, hypotheses, references):
+        hyps, refs = self._prepare(hypotheses, references)
+        self._warn_if_tokenized(hyps)
+        return iter_statistics(hyps, refs, self.tokenizer, self.lowercase, self.max_ngram_order)
+
+    def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
+        """Per-segment BLEU statistics.
+
+        Parameters
+        ----------
+        hypotheses : sequence of str or a string column
+            One hypothesis per segment.
+        references : list of sequences of str, optional
+            Reference streams, each as long as ``hypotheses``; ``None``
+            entries are missing references.  Defaults to the cached ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape ``(n_segments, 2 + 2 * max_ngram_order)``, rows
+            ``[hyp_len, ref_len, match_1..N, total_1..N]`` as sacrebleu's
+            ``_extract_corpus_statistics`` returns them.
+        """
+        batches = list(self._statistics(hypotheses, references))
+        if not batches:
+            return np.zeros((0, 2 + 2 * self.max_ngram_order), dtype=np.int64)
+        return np.concatenate(batches) if len(batches) > 1 else batches[0]
+
+    # -- scores ------------------------------------------------------------------------
+
+    def _score(self, stats) -> BLEUScore:
+        return score_from_statistics(stats, self.max_ngram_order, self.smooth_method,
+                                     self.smooth_value, self.effective_order)
+
+    def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> BLEUScore:
+        """Corpus BLEU: the statistics of all segments summed, then scored.
+
+        Parameters
+        ----------
+        hypotheses : sequence of str or a string column
+        references : list of sequences of str, or None
+            Reference streams (``None`` entries are missing references), or
+            ``None`` for the cached ones.
+        n_bootstrap : int
+            Only 1 is supported here.
+
+        Returns
+        -------
+        BLEUScore
+        """
+        if n_bootstrap != 1:
+            raise NotImplementedError("bootstrap confidence intervals are not part of this "
+                                      "version of fastbleu; call corpus_score with n_bootstrap=1")
+        total = np.zeros(2 + 2 * self.max_ngram_order, dtype=np.int64)
+        for stats in self._statistics(hypotheses, references):
+            total += stats.sum(axis=0)
+        return self._score(total)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
+        """BLEU of one hypothesis against its references (``None`` = missing)."""
+        if not isinstance(hypothesis, str):
+            raise TypeError(f"hypothesis must be a str, got {type(hypothesis).__name__}")
+        if isinstance(references, str) or not isinstance(references, Sequence):
+            raise TypeError("references must be a sequence of strings, one per reference")
+        if not self.effective_order:
+            logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
+        stats = self.segment_statistics([hypothesis], [[ref] for ref in references])
+        return self._score(stats[0])
+
+    def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
+        """Sentence BLEU of every segment, vectorized.
+
+        Element ``i`` equals ``sentence_score(hypotheses[i], [refs[i] for refs
+        in references]).score`` with the same options.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, one score per segment.
+        """
+        stats = self.segment_statistics(hypotheses, references)
+        return scores_from_statistics(stats, self.max_ngram_order, self.smooth_method,
+                                      self.smooth_value, self.effective_order)
+
+    @staticmethod
+    def compute_bleu(correct, total, sys_len: int, ref_len: int, smooth_method: str = "none",
+                     smooth_value=None, effective_order: bool = False,
+                     max_ngram_order: int = MAX_NGRAM_ORDER) -> BLEUScore:
+        """BLEU from summed statistics, with sacrebleu's signature and numbers."""
+        if len(correct) != max_ngram_order or len(total) != max_ngram_order:
+            raise ValueError(f"correct and total need {max_ngram_order} values each, got "
+                             f"{len(correct)} and {len(total)}")
+        row = np.array([sys_len, ref_len, *correct, *total], dtype=np.int64)
+        return score_from_statistics(row, max_ngram_order, smooth_method, smooth_value,
+                                     effective_order)
+
+    def get_signature(self) -> BLEUSignature:
+        """The signature of this configuration (needs references to have been seen)."""
+        if self.num_refs is None:
+            raise ValueError("Number of references unknown, please evaluate the metric first.")
+        return BLEUSignature(self.num_refs, self.lowercase, self.effective_order,
+                             self.tokenizer_signature, self.smooth_method, self.smooth_value,
+                             self.n_bootstrap, self.seed)

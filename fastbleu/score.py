@@ -1,0 +1,213 @@
+"""Statistics -> scores and reports: ``BLEUScore`` and the BLEU signature.
+
+Both print exactly as sacrebleu 2.6's ``BLEUScore`` and ``BLEUSignature``
+do, so logs, JSON and papers read the same; the signature's version field
+says ``fastbleu-<version>``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from ._kernels.formula import (SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE,
+                               bleu_from_row, bleu_per_row)
+from ._version import __version__
+
+#: Smoothing methods and their default values (Chen & Cherry, 2014), as sacrebleu names them.
+SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+_SMOOTH_CODES = {"none": SMOOTH_NONE, "floor": SMOOTH_FLOOR, "add-k": SMOOTH_ADD_K,
+                 "exp": SMOOTH_EXP}
+# Python's sum() of floats is compensated from 3.12 on; sacrebleu sums its
+# log-precisions with sum(), so the kernel follows the running interpreter.
+_COMPENSATED_SUM = sys.version_info >= (3, 12)
+
+
+class BLEUScore:
+    """A corpus or sentence BLEU score with its statistics.
+
+    Attributes
+    ----------
+    score : float
+        BLEU, 0-100.
+    counts, totals : list of int
+        Matching and total n-grams per order.  As in sacrebleu, ``add-k``
+        smoothing leaves its added ``k`` in both for orders above 1.
+    precisions : list of float
+        Modified n-gram precisions, in percent.
+    bp : float
+        Brevity penalty.
+    sys_len, ref_len : int
+        Hypothesis and (closest) reference lengths in tokens.
+    ratio : float
+        ``sys_len / ref_len`` (0 when ``ref_len`` is 0).
+    """
+
+    def __init__(self, score: float, counts: list, totals: list, precisions: list[float],
+                 bp: float, sys_len: int, ref_len: int):
+        self.name = "BLEU"
+        self.score = score
+        self.bp = bp
+        self.counts = counts
+        self.totals = totals
+        self.sys_len = sys_len
+        self.ref_len = ref_len
+        self.precisions = precisions
+        self._mean = -1.0
+        self._ci = -1.0
+        self.prec_str = "/".join(f"{p:.1f}" for p in precisions)
+        self.ratio = sys_len / ref_len if ref_len else 0
+        self._verbose = (f"{self.prec_str} (BP = {bp:.3f} ratio = {self.ratio:.3f} "
+                         f"hyp_len = {sys_len:d} ref_len = {ref_len:d})")
+
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
+               is_json: bool = False) -> str:
+        """Render the score as sacrebleu does.
+
+        Parameters
+        ----------
+        width : int
+            Decimals of the score.
+        score_only : bool
+            Only the score (ignored for JSON).
+        signature : str
+            A formatted signature to include.
+        is_json : bool
+            A JSON object with sacrebleu's fields instead of a line of text.
+        """
+        score = f"{self.score:.{width}f}"
+        fields = {"name": self.name, "score": float(score), "signature": signature}
+        if self._mean > 0:
+            mean, ci = f"{self._mean:.{width}f}", f"{self._ci:.{width}f}"
+            confidence = f"μ = {mean} ± {ci}"
+            score += f" ({confidence})"
+            if is_json:
+                fields.update(confidence_mean=float(mean), confidence_var=float(ci),
+                              confidence=confidence)
+        line = f"{self.name}|{signature}" if signature else self.name
+        line = f"{line} = {score}"
+        if self._verbose:
+            line += f" {self._verbose}"
+            fields["verbose_score"] = self._verbose
+        if score_only:
+            return score
+        if is_json:
+            for pair in signature.split("|"):
+                key, value = pair.split(":")
+                fields[key] = value
+            return json.dumps(fields, indent=1, ensure_ascii=False)
+        return line
+
+    def __repr__(self) -> str:
+        return self.format()
+
+
+class BLEUSignature:
+    """The reproducibility signature of a BLEU configuration (Post, 2018).
+
+    ``format()`` gives e.g.
+    ``nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:fastbleu-0.1.0``
+    and ``format(short=True)`` ``#:1|c:mixed|e:no|tok:13a|s:exp|v:fastbleu-0.1.0``:
+    sacrebleu's fields, order and abbreviations.
+    """
+
+    _ABBREVIATIONS = {"version": "v", "nrefs": "#", "test": "t", "lang": "l", "subset": "S",
+                      "origlang": "o", "bs": "bs", "ar": "ar", "seed": "rs", "case": "c",
+                      "eff": "e", "tok": "tok", "smooth": "s"}
+
+    def __init__(self, num_refs: int, lowercase: bool, effective_order: bool,
+                 tokenizer_signature: str, smooth_method: str, smooth_value=None,
+                 n_bootstrap: int | None = None, seed=None):
+        smooth = smooth_method
+        default = SMOOTH_DEFAULTS[smooth_method]
+        if default is not None:
+            smooth += f"[{default if smooth_value is None else smooth_value:.2f}]"
+        self.info = {
+            "version": f"fastbleu-{__version__}",
+            "nrefs": "var" if num_refs == -1 else num_refs,
+            "bs": n_bootstrap, "ar": None, "seed": seed, "test": None, "lang": None,
+            "origlang": None, "subset": None,
+            "case": "lc" if lowercase else "mixed",
+            "eff": "yes" if effective_order else "no",
+            "tok": tokenizer_signature,
+            "smooth": smooth,
+        }
+
+    def format(self, short: bool = False) -> str:
+        """The signature as ``key:value`` pairs joined by ``|``, version last."""
+        names = [name for name in self.info if name != "version"] + ["version"]
+        pairs = []
+        for name in names:
+            value = self.info[name]
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                value = "yes" if value else "no"
+            pairs.append(f"{self._ABBREVIATIONS[name] if short else name}:{value}")
+        return "|".join(pairs)
+
+    def update(self, key: str, value) -> None:
+        """Add or change a field."""
+        self.info[key] = value
+
+    def __str__(self) -> str:
+        return self.format()
+
+    __repr__ = __str__
+
+
+def validate_smoothing(smooth_method, smooth_value) -> None:
+    """Raise if the smoothing method or value is not one sacrebleu accepts."""
+    if smooth_method not in SMOOTH_DEFAULTS:
+        raise ValueError(f"unknown smooth_method {smooth_method!r}; "
+                         f"choose one of {', '.join(SMOOTH_DEFAULTS)}")
+    if smooth_value is not None and (isinstance(smooth_value, bool)
+                                     or not isinstance(smooth_value, (int, float, np.number))):
+        raise TypeError(f"smooth_value must be a number or None, got {type(smooth_value).__name__}")
+
+
+def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
+                          smooth_value=None, effective_order: bool = False) -> BLEUScore:
+    """BLEU from one row of (summed) statistics ``[hyp_len, ref_len, matches.., totals..]``.
+
+    The formula is Papineni et al. (2002) with Chen & Cherry's (2014)
+    smoothing, computed in sacrebleu's order of operations (see
+    :mod:`fastbleu._kernels.formula`).
+    """
+    validate_smoothing(smooth_method, smooth_value)
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    row = np.ascontiguousarray(stats, dtype=np.int64)
+    precisions = np.empty(max_order, dtype=np.float64)
+    value = 0.0 if smooth_value is None else float(smooth_value)
+    score, bp = bleu_from_row(row, max_order, _SMOOTH_CODES[smooth_method], value,
+                              bool(effective_order), _COMPENSATED_SUM, precisions)
+    counts = [int(x) for x in row[2:2 + max_order]]
+    totals = [int(x) for x in row[2 + max_order:2 + 2 * max_order]]
+    if smooth_method == "add-k" and any(counts):
+        # sacrebleu adds k to its count lists in place before testing for a
+        # zero total; its BLEUScore shows the smoothed lists.
+        for m in range(1, max_order):
+            counts[m] += smooth_value
+            totals[m] += smooth_value
+            if totals[m] == 0:
+                break
+    return BLEUScore(float(score), counts, totals, precisions.tolist(), float(bp),
+                     int(row[0]), int(row[1]))
+
+
+def scores_from_statistics(stats: np.ndarray, max_order: int, smooth_method: str = "none",
+                           smooth_value=None, effective_order: bool = False) -> np.ndarray:
+    """Sentence BLEU of every row of a statistics array, as float64."""
+    validate_smoothing(smooth_method, smooth_value)
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    stats = np.ascontiguousarray(stats, dtype=np.int64)
+    out = np.empty(stats.shape[0], dtype=np.float64)
+    if stats.shape[0]:
+        value = 0.0 if smooth_value is None else float(smooth_value)
+        bleu_per_row(stats, max_order, _SMOOTH_CODES[smooth_method], value,
+                     bool(effective_order), _COMPENSATED_SUM, out)
+    return out

@@ -1,0 +1,175 @@
+"""Text columns -> token hashes -> per-segment BLEU statistics.
+
+This module drives the kernels batch by batch so that scratch memory is
+bounded by the batch, not by the corpus:
+
+* :func:`tokenize` turns a :class:`~fastbleu.text.TextColumn` into
+  :class:`Tokens` (token hashes with a start and a count per segment);
+* :class:`References` holds the tokens of every reference stream of a
+  corpus, compacted, so that many systems can be scored against them
+  (``BLEU(references=...)``);
+* :func:`iter_statistics` yields the int64 statistics rows
+  ``[hyp_len, ref_len, match_1..N, total_1..N]`` batch by batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._kernels.counting import segment_statistics
+from ._kernels.tokenize import tokenize_column
+from .text import TextColumn, lowercase as lowercase_column
+from .tokenizers import Tokenizer
+
+#: Segments per batch: about 60 MB of token-hash scratch for WMT-like text.
+BATCH_SIZE = 1 << 16
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """Token hashes of a column: segment ``i`` is ``hashes[start[i]:start[i] + count[i]]``.
+
+    A count of -1 marks a missing segment (a ``None`` reference).
+    """
+
+    hashes: np.ndarray
+    start: np.ndarray
+    count: np.ndarray
+
+
+def tokenize(column: TextColumn, tokenizer: Tokenizer, lowercase: bool) -> Tokens:
+    """Tokenize every segment of ``column`` into 64-bit token hashes."""
+    if lowercase:
+        column = lowercase_column(column)
+    offsets = column.offsets
+    n = len(column)
+    hashes = np.empty(int(offsets[-1] - offsets[0]), dtype=np.uint64)
+    count = np.empty(n, dtype=np.int64)
+    if n:
+        tokenize_column(column.data, offsets, tokenizer.kernel, hashes, count)
+    if column.valid is not None:
+        count[~column.valid] = -1
+    return Tokens(hashes, offsets[:-1] - offsets[0], count)
+
+
+def compact(tokens: Tokens) -> Tokens:
+    """The same tokens with the unused scratch slots between segments removed."""
+    count = np.maximum(tokens.count, 0)
+    new_start = np.cumsum(count) - count
+    gather = np.arange(int(count.sum()), dtype=np.int64)
+    gather += np.repeat(tokens.start - new_start, count)
+    return Tokens(tokens.hashes[gather], new_start, tokens.count)
+
+
+def _tokenize_streams(streams: list[TextColumn], tokenizer: Tokenizer,
+                      lowercase: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Tokenize several aligned streams into one hash buffer (not compacted)."""
+    parts = [tokenize(stream, tokenizer, lowercase) for stream in streams]
+    bases = np.cumsum([0] + [part.hashes.size for part in parts])
+    hashes = np.concatenate([part.hashes for part in parts]) if len(parts) > 1 else parts[0].hashes
+    start = np.stack([part.start + base for part, base in zip(parts, bases)])
+    count = np.stack([part.count for part in parts])
+    return hashes, start, count
+
+
+def reference_presence(streams: list[TextColumn]) -> np.ndarray:
+    """``bool`` array (streams x segments): whether each reference is present."""
+    n = len(streams[0])
+    return np.stack([np.ones(n, dtype=bool) if s.valid is None else s.valid for s in streams])
+
+
+def check_references(present: np.ndarray) -> int:
+    """Validate reference presence; return sacrebleu's ``num_refs`` (-1 = variable).
+
+    Raises
+    ------
+    ValueError
+        If a segment has no reference at all (every stream is None there);
+        sacrebleu would fail on it with an unrelated error.
+    """
+    per_segment = present.sum(axis=0)
+    if per_segment.size == 0:
+        return present.shape[0]
+    if (per_segment == 0).any():
+        i = int(np.flatnonzero(per_segment == 0)[0])
+        raise ValueError(f"segment {i} has no reference: every reference stream is None there")
+    low, high = int(per_segment.min()), int(per_segment.max())
+    return low if low == high else -1
+
+
+class References:
+    """The tokenized reference streams of a corpus.
+
+    Reference ``r`` of segment ``i`` is ``hashes[start[r, i]:start[r, i] + count[r, i]]``;
+    a count of -1 marks a missing (``None``) reference, which is dropped,
+    while an empty string is a real zero-length reference (as in sacrebleu).
+    """
+
+    def __init__(self, hashes: np.ndarray, start: np.ndarray, count: np.ndarray):
+        self.hashes = hashes
+        self.start = start
+        self.count = count
+
+    @classmethod
+    def tokenized(cls, streams: list[TextColumn], tokenizer: Tokenizer,
+                  lowercase: bool) -> References:
+        """Tokenize aligned streams for one batch of segments."""
+        return cls(*_tokenize_streams(streams, tokenizer, lowercase))
+
+    @classmethod
+    def cached(cls, streams: list[TextColumn], tokenizer: Tokenizer, lowercase: bool,
+               batch_size: int = BATCH_SIZE) -> References:
+        """Tokenize and compact whole streams, batch by batch, to keep for many systems."""
+        n = len(streams[0])
+        hashes, starts, counts = [], [], []
+        offset = 0
+        for first in range(0, max(n, 1), batch_size):
+            last = min(n, first + batch_size)
+            h, s, c = _tokenize_streams([x.slice(first, last) for x in streams],
+                                        tokenizer, lowercase)
+            flat = compact(Tokens(h, s.ravel(), c.ravel()))
+            hashes.append(flat.hashes)
+            starts.append(flat.start.reshape(s.shape) + offset)
+            counts.append(c)
+            offset += flat.hashes.size
+        return cls(np.concatenate(hashes), np.concatenate(starts, axis=1),
+                   np.concatenate(counts, axis=1))
+
+    def __len__(self) -> int:
+        return self.count.shape[1]
+
+    def presence(self) -> np.ndarray:
+        """``bool`` array (streams x segments): whether each reference is present."""
+        return self.count >= 0
+
+    def slice(self, first: int, last: int) -> References:
+        """Segments ``first:last``, sharing the hash buffer."""
+        return References(self.hashes, np.ascontiguousarray(self.start[:, first:last]),
+                          np.ascontiguousarray(self.count[:, first:last]))
+
+
+def iter_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
+                    tokenizer: Tokenizer, lowercase: bool, max_order: int,
+                    batch_size: int = BATCH_SIZE) -> Iterator[np.ndarray]:
+    """Yield the statistics rows of consecutive batches of segments.
+
+    ``references`` is either a cached :class:`References` or the reference
+    streams as text, which are then tokenized batch by batch with the
+    hypotheses.
+    """
+    n = len(hypotheses)
+    for first in range(0, n, batch_size):
+        last = min(n, first + batch_size)
+        hyp = tokenize(hypotheses.slice(first, last), tokenizer, lowercase)
+        if isinstance(references, References):
+            refs = references.slice(first, last)
+        else:
+            refs = References.tokenized([s.slice(first, last) for s in references],
+                                        tokenizer, lowercase)
+        stats = np.empty((last - first, 2 + 2 * max_order), dtype=np.int64)
+        segment_statistics(hyp.hashes, hyp.start, hyp.count, refs.hashes, refs.start,
+                           refs.count, max_order, stats)
+        yield stats

@@ -1,0 +1,188 @@
+"""Inputs -> UTF-8 text columns: the first stage of the pipeline.
+
+Every accepted input (Python sequences of ``str``, numpy string/object
+arrays, pyarrow string arrays, pandas and polars Series) becomes a
+:class:`TextColumn`: an Arrow-style UTF-8 data buffer with int64 offsets and
+an optional validity mask.  The kernels read these buffers directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+
+@dataclass(frozen=True)
+class TextColumn:
+    """A column of UTF-8 segments.
+
+    Attributes
+    ----------
+    data : numpy.ndarray
+        ``uint8`` bytes of all segments, back to back.
+    offsets : numpy.ndarray
+        ``int64``, length ``n + 1``; segment ``i`` is
+        ``data[offsets[i]:offsets[i + 1]]``.
+    valid : numpy.ndarray or None
+        ``bool`` per segment, ``False`` for a missing one; ``None`` when
+        every segment is present.
+    """
+
+    data: np.ndarray
+    offsets: np.ndarray
+    valid: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return self.offsets.size - 1
+
+    def slice(self, start: int, stop: int) -> TextColumn:
+        """Segments ``start:stop``, sharing this column's buffers."""
+        valid = None if self.valid is None else self.valid[start:stop]
+        return TextColumn(self.data, self.offsets[start:stop + 1], valid)
+
+
+def _describe(values) -> str:
+    return type(values).__module__.split(".")[0] + "." + type(values).__qualname__
+
+
+def _from_arrow(array: pa.Array, name: str) -> TextColumn:
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+    kind = array.type
+    if pa.types.is_string_view(kind) or pa.types.is_null(kind):
+        array = array.cast(pa.large_string())
+    elif pa.types.is_dictionary(kind) and (pa.types.is_string(kind.value_type)
+                                           or pa.types.is_large_string(kind.value_type)):
+        array = array.cast(kind.value_type)
+    kind = array.type
+    if pa.types.is_string(kind):
+        offset_type = np.int32
+    elif pa.types.is_large_string(kind) or pa.types.is_large_binary(kind):
+        offset_type = np.int64
+    else:
+        raise TypeError(f"{name} must hold strings, got an Arrow column of type {kind}")
+    n = len(array)
+    _, offsets_buffer, data_buffer = array.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[array.offset:array.offset + n + 1]
+    offsets = offsets.astype(np.int64)
+    if data_buffer is None:
+        data = np.zeros(0, dtype=np.uint8)
+    else:
+        data = np.frombuffer(data_buffer, dtype=np.uint8)
+    valid = None
+    if array.null_count:
+        valid = np.asarray(array.is_valid())
+    return TextColumn(data, offsets, valid)
+
+
+def _first_non_string(values: Sequence, allow_null: bool) -> tuple[int, object] | None:
+    for i, value in enumerate(values):
+        if isinstance(value, str) or (allow_null and value is None):
+            continue
+        return i, value
+    return None
+
+
+def _from_python(values: Sequence, name: str, allow_null: bool) -> TextColumn:
+    values = values if isinstance(values, (list, tuple)) else list(values)
+    try:
+        array = pa.array(values, type=pa.large_string())
+    except (pa.ArrowException, TypeError, ValueError, UnicodeError) as error:
+        bad = _first_non_string(values, allow_null=True)
+        if bad is not None:
+            i, value = bad
+            raise TypeError(f"{name}[{i}] is a {type(value).__name__}, not a str") from None
+        # Only lone surrogates can make a list of str fail to encode; Python
+        # (and sacrebleu) treat them as ordinary characters, so keep them.
+        encoded = [None if v is None else v.encode("utf-8", "surrogatepass") for v in values]
+        array = pa.array(encoded, type=pa.large_binary())
+        del error
+    return _from_arrow(array, name)
+
+
+def as_text_column(values, name: str, allow_null: bool = False) -> TextColumn:
+    """Convert a column of segments to a :class:`TextColumn`.
+
+    Parameters
+    ----------
+    values : sequence of str, numpy.ndarray, pyarrow.Array, pyarrow.ChunkedArray,
+        pandas.Series or polars.Series
+        The segments.
+    name : str
+        What the column is called in error messages (``"hypotheses"``,
+        ``"references[1]"`` ...).
+    allow_null : bool
+        Whether ``None``/null marks a missing segment (references) or is an
+        error (hypotheses).
+
+    Raises
+    ------
+    TypeError
+        If ``values`` is not a column of strings, or an element is not a
+        ``str`` (the message names its index).
+    """
+    if isinstance(values, TextColumn):
+        column = values
+    elif isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a sequence of segments, got a single {type(values).__name__}")
+    elif isinstance(values, (pa.Array, pa.ChunkedArray)):
+        column = _from_arrow(values, name)
+    elif isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise TypeError(f"{name} must be one-dimensional, got an array of shape {values.shape}")
+        if values.dtype.kind == "U":
+            column = _from_arrow(pa.array(values, type=pa.large_string()), name)
+        elif values.dtype.kind == "O":
+            column = _from_python(values.tolist(), name, allow_null)
+        else:
+            raise TypeError(f"{name} must hold strings, got a numpy array of dtype {values.dtype}")
+    elif _describe(values).startswith("polars."):
+        column = _from_arrow(values.to_arrow(), name)
+    elif _describe(values).startswith("pandas."):
+        column = _from_python(values.tolist(), name, allow_null)
+    elif isinstance(values, Sequence) or hasattr(values, "__iter__"):
+        column = _from_python(values, name, allow_null)
+    else:
+        raise TypeError(f"{name} must be a sequence of strings, got {_describe(values)}")
+    if column.valid is not None and not allow_null:
+        i = int(np.flatnonzero(~column.valid)[0])
+        raise TypeError(f"{name}[{i}] is None; every hypothesis must be a str")
+    return column
+
+
+def lowercase(column: TextColumn) -> TextColumn:
+    """Apply Python's ``str.lower()`` to every segment.
+
+    ASCII bytes are lowered in bulk; segments with non-ASCII characters go
+    through ``str.lower()`` itself, which knows the full Unicode mappings
+    (``İ`` -> ``i̇``, final sigma ...).  ``str.lower()`` never produces an
+    ASCII capital, so lowering ASCII first and then the rest is the same as
+    lowering each segment once.
+    """
+    data = column.data
+    offsets = column.offsets
+    start, stop = int(offsets[0]), int(offsets[-1])
+    lowered = data[start:stop].copy()
+    capitals = (lowered >= 0x41) & (lowered <= 0x5A)
+    lowered[capitals] += 0x20
+    high = np.concatenate(([0], np.cumsum(lowered >= 0x80, dtype=np.int64)))
+    rebased = offsets - start
+    non_ascii = np.flatnonzero(high[rebased[1:]] != high[rebased[:-1]])
+    if non_ascii.size == 0:
+        return TextColumn(lowered, rebased, column.valid)
+    binary = pa.LargeBinaryArray.from_buffers(
+        pa.large_binary(), len(column), [None, pa.py_buffer(rebased), pa.py_buffer(lowered)])
+    replacements = []
+    for i in non_ascii:
+        raw = lowered[rebased[i]:rebased[i + 1]].tobytes()
+        replacements.append(raw.decode("utf-8", "surrogatepass").lower()
+                            .encode("utf-8", "surrogatepass"))
+    mask = np.zeros(len(column), dtype=bool)
+    mask[non_ascii] = True
+    replaced = pc.replace_with_mask(binary, pa.array(mask), pa.array(replacements, pa.large_binary()))
+    result = _from_arrow(replaced, "lowercased text")
+    return TextColumn(result.data, result.offsets, column.valid)
