@@ -2,14 +2,32 @@
 
 The pipeline, one module a stage::
 
-    text.py        inputs -> UTF-8 columns (Arrow buffers)
-    statistics.py  columns -> token hashes -> per-segment statistics (kernels)
-    score.py       statistics -> BLEU scores, signatures and reports
-    bleu.py        the BLEU class that ties them together
+    text.py, files.py  inputs -> UTF-8 columns (Arrow-style buffers)
+    statistics.py      columns -> token hashes -> per-segment statistics (kernels)
+    score.py           statistics -> BLEU scores, signatures and reports
+    bleu.py            the BLEU class that ties them together
+    cli.py             the ``fastbleu`` command
+
+The public names are imported on first use, so that ``fastbleu --help`` and
+input errors do not wait for numba to start.
 """
 
 from ._version import __version__
-from .bleu import BLEU
-from .score import BLEUScore, BLEUSignature
 
 __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "__version__"]
+
+_LAZY = {"BLEU": "bleu", "BLEUScore": "score", "BLEUSignature": "score"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        from importlib import import_module
+
+        value = getattr(import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fastbleu' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(__all__)

@@ -6,9 +6,6 @@ import logging
 from collections.abc import Sequence
 
 import numpy as np
-import pyarrow.compute as pc
-import pyarrow as pa
-
 from .score import (SMOOTH_DEFAULTS, BLEUScore, BLEUSignature, score_from_statistics,
                     scores_from_statistics, validate_smoothing)
 from .statistics import References, check_references, iter_statistics, reference_presence
@@ -128,13 +125,14 @@ class BLEU:
         return hyps, self._ref_cache
 
     def _warn_if_tokenized(self, hyps: TextColumn) -> None:
+        """sacrebleu's warning for 100+ hypotheses ending in a tokenized period."""
         if self._force or len(hyps) < 100:
             return
-        array = pa.LargeBinaryArray.from_buffers(
-            pa.large_binary(), len(hyps),
-            [None, pa.py_buffer(hyps.offsets - hyps.offsets[0]),
-             pa.py_buffer(hyps.data[hyps.offsets[0]:hyps.offsets[-1]])])
-        if pc.sum(pc.ends_with(array.cast(pa.large_string()), " .")).as_py() >= 100:
+        starts, ends = hyps.offsets[:-1], hyps.offsets[1:]
+        long_enough = ends - starts >= 2
+        ends = ends[long_enough]
+        tokenized = (hyps.data[ends - 1] == ord(".")) & (hyps.data[ends - 2] == ord(" "))
+        if int(tokenized.sum()) >= 100:
             logger.warning("That's 100 lines that end in a tokenized period ('.')")
             logger.warning("It looks like you forgot to detokenize your test data, which may "
                            "hurt your score.")

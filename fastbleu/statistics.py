@@ -40,13 +40,35 @@ class Tokens:
     count: np.ndarray
 
 
-def tokenize(column: TextColumn, tokenizer: Tokenizer, lowercase: bool) -> Tokens:
-    """Tokenize every segment of ``column`` into 64-bit token hashes."""
+class HashBuffer:
+    """Scratch for token hashes, reused from batch to batch.
+
+    The kernels write a segment's hashes at its byte offset, so a batch needs
+    one slot per byte; reusing the buffer saves the page faults of a fresh
+    allocation for every batch.
+    """
+
+    def __init__(self):
+        self._buffer = np.empty(0, dtype=np.uint64)
+
+    def take(self, size: int) -> np.ndarray:
+        if self._buffer.size < size:
+            self._buffer = np.empty(max(size, int(self._buffer.size * 1.5)), dtype=np.uint64)
+        return self._buffer[:size]
+
+
+def tokenize(column: TextColumn, tokenizer: Tokenizer, lowercase: bool,
+             buffer: HashBuffer | None = None) -> Tokens:
+    """Tokenize every segment of ``column`` into 64-bit token hashes.
+
+    The hashes go to ``buffer`` when one is given (it is reused by the next
+    call), else to a new array.
+    """
     if lowercase:
         column = lowercase_column(column)
     offsets = column.offsets
     n = len(column)
-    hashes = np.empty(int(offsets[-1] - offsets[0]), dtype=np.uint64)
+    hashes = (buffer or HashBuffer()).take(int(offsets[-1] - offsets[0]))
     count = np.empty(n, dtype=np.int64)
     if n:
         tokenize_column(column.data, offsets, tokenizer.kernel, hashes, count)
@@ -64,12 +86,20 @@ def compact(tokens: Tokens) -> Tokens:
     return Tokens(tokens.hashes[gather], new_start, tokens.count)
 
 
-def _tokenize_streams(streams: list[TextColumn], tokenizer: Tokenizer,
-                      lowercase: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tokenize_streams(streams: list[TextColumn], tokenizer: Tokenizer, lowercase: bool,
+                      buffer: HashBuffer | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Tokenize several aligned streams into one hash buffer (not compacted)."""
-    parts = [tokenize(stream, tokenizer, lowercase) for stream in streams]
+    if lowercase:
+        streams = [lowercase_column(stream) for stream in streams]
+    if len(streams) == 1:
+        part = tokenize(streams[0], tokenizer, False, buffer)
+        return part.hashes, part.start[None, :], part.count[None, :]
+    parts = [tokenize(stream, tokenizer, False) for stream in streams]
     bases = np.cumsum([0] + [part.hashes.size for part in parts])
-    hashes = np.concatenate([part.hashes for part in parts]) if len(parts) > 1 else parts[0].hashes
+    hashes = (buffer or HashBuffer()).take(int(bases[-1]))
+    for part, base in zip(parts, bases):
+        hashes[base:base + part.hashes.size] = part.hashes
     start = np.stack([part.start + base for part, base in zip(parts, bases)])
     count = np.stack([part.count for part in parts])
     return hashes, start, count
@@ -114,10 +144,10 @@ class References:
         self.count = count
 
     @classmethod
-    def tokenized(cls, streams: list[TextColumn], tokenizer: Tokenizer,
-                  lowercase: bool) -> References:
-        """Tokenize aligned streams for one batch of segments."""
-        return cls(*_tokenize_streams(streams, tokenizer, lowercase))
+    def tokenized(cls, streams: list[TextColumn], tokenizer: Tokenizer, lowercase: bool,
+                  buffer: HashBuffer | None = None) -> References:
+        """Tokenize aligned streams for one batch of segments (into ``buffer`` if given)."""
+        return cls(*_tokenize_streams(streams, tokenizer, lowercase, buffer))
 
     @classmethod
     def cached(cls, streams: list[TextColumn], tokenizer: Tokenizer, lowercase: bool,
@@ -161,14 +191,15 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
     hypotheses.
     """
     n = len(hypotheses)
+    hyp_buffer, ref_buffer = HashBuffer(), HashBuffer()
     for first in range(0, n, batch_size):
         last = min(n, first + batch_size)
-        hyp = tokenize(hypotheses.slice(first, last), tokenizer, lowercase)
+        hyp = tokenize(hypotheses.slice(first, last), tokenizer, lowercase, hyp_buffer)
         if isinstance(references, References):
             refs = references.slice(first, last)
         else:
             refs = References.tokenized([s.slice(first, last) for s in references],
-                                        tokenizer, lowercase)
+                                        tokenizer, lowercase, ref_buffer)
         stats = np.empty((last - first, 2 + 2 * max_order), dtype=np.int64)
         segment_statistics(hyp.hashes, hyp.start, hyp.count, refs.hashes, refs.start,
                            refs.count, max_order, stats)

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+
+# pyarrow is imported where it is used: reading files (the command line) does
+# not need it, and its import is part of every run's start-up time.
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,9 @@ def _describe(values) -> str:
     return type(values).__module__.split(".")[0] + "." + type(values).__qualname__
 
 
-def _from_arrow(array: pa.Array, name: str) -> TextColumn:
+def _from_arrow(array, name: str) -> TextColumn:
+    import pyarrow as pa
+
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
     kind = array.type
@@ -88,6 +91,8 @@ def _first_non_string(values: Sequence, allow_null: bool) -> tuple[int, object] 
 
 
 def _from_python(values: Sequence, name: str, allow_null: bool) -> TextColumn:
+    import pyarrow as pa
+
     values = values if isinstance(values, (list, tuple)) else list(values)
     try:
         array = pa.array(values, type=pa.large_string())
@@ -129,12 +134,14 @@ def as_text_column(values, name: str, allow_null: bool = False) -> TextColumn:
         column = values
     elif isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of segments, got a single {type(values).__name__}")
-    elif isinstance(values, (pa.Array, pa.ChunkedArray)):
+    elif _describe(values).startswith("pyarrow.") and hasattr(values, "type"):
         column = _from_arrow(values, name)
     elif isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise TypeError(f"{name} must be one-dimensional, got an array of shape {values.shape}")
         if values.dtype.kind == "U":
+            import pyarrow as pa
+
             column = _from_arrow(pa.array(values, type=pa.large_string()), name)
         elif values.dtype.kind == "O":
             column = _from_python(values.tolist(), name, allow_null)
@@ -163,6 +170,9 @@ def lowercase(column: TextColumn) -> TextColumn:
     ASCII capital, so lowering ASCII first and then the rest is the same as
     lowering each segment once.
     """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     data = column.data
     offsets = column.offsets
     start, stop = int(offsets[0]), int(offsets[-1])

@@ -19,10 +19,18 @@ the shorter (sacrebleu's ``_get_closest_ref_len``).
 import numpy as np
 from numba import njit, prange
 
-from .hashing import extend_key
+from .hashing import extend_key, table_slot
 
 _CHUNK = 256
-_MIN_CAPACITY = 1024
+_MIN_BITS = 10
+# Columns of the n-gram table; one row per n-gram, so a probe touches one cache line.
+_KEY = 0  # the n-gram key's bits
+_STAMP = 1  # number of the segment that owns the row (rows of older segments are free)
+_LAST_REF = 2  # the reference that counted this n-gram last
+_REF_RUN = 3  # its count in that reference so far
+_REF_MAX = 4  # its largest count in any single reference
+_HYP_SEEN = 5  # its count in the hypothesis so far
+_COLUMNS = 6
 
 
 @njit(cache=True, nogil=True)
@@ -35,11 +43,13 @@ def _ngram_count(length, max_order):
 
 
 @njit(cache=True, nogil=True)
-def _slot(keys, stamps, mask, key, stamp):
-    """The slot holding ``key`` in this segment's table, or the empty slot for it."""
-    slot = np.int64(key & mask)
-    while stamps[slot] == stamp and keys[slot] != key:
-        slot = (slot + 1) & np.int64(mask)
+def _find(table, shift, key, stamp):
+    """Row of ``key`` in this segment's table, or the free row where it belongs."""
+    mask = table.shape[0] - 1
+    slot = table_slot(key, shift)
+    bits = np.int64(key)
+    while table[slot, _STAMP] == stamp and table[slot, _KEY] != bits:
+        slot = (slot + 1) & mask
     return slot
 
 
@@ -48,13 +58,8 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                       ref_count, max_order, out, first, last):
     """Statistics of segments ``first:last``; owns its n-gram table."""
     n_refs = ref_start.shape[0]
-    capacity = _MIN_CAPACITY
-    keys = np.empty(capacity, dtype=np.uint64)
-    stamps = np.zeros(capacity, dtype=np.int64)
-    last_ref = np.empty(capacity, dtype=np.int32)
-    ref_run = np.empty(capacity, dtype=np.int32)
-    ref_max = np.empty(capacity, dtype=np.int32)
-    hyp_seen = np.empty(capacity, dtype=np.int32)
+    bits = _MIN_BITS
+    table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
     stamp = 0
     for i in range(first, last):
         stamp += 1
@@ -82,16 +87,11 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         if ref_ngrams == 0 or hyp_len == 0:
             continue
 
-        if 2 * ref_ngrams > capacity:
-            while 2 * ref_ngrams > capacity:
-                capacity *= 2
-            keys = np.empty(capacity, dtype=np.uint64)
-            stamps = np.zeros(capacity, dtype=np.int64)
-            last_ref = np.empty(capacity, dtype=np.int32)
-            ref_run = np.empty(capacity, dtype=np.int32)
-            ref_max = np.empty(capacity, dtype=np.int32)
-            hyp_seen = np.empty(capacity, dtype=np.int32)
-        mask = np.uint64(capacity - 1)
+        if 2 * ref_ngrams > (1 << bits):
+            while 2 * ref_ngrams > (1 << bits):
+                bits += 1
+            table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
+        shift = np.uint64(64 - bits)
 
         for r in range(n_refs):
             ref_len = ref_count[r, i]
@@ -103,22 +103,22 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                         if p + m >= ref_len:
                             break
                         key = extend_key(key, ref_hashes[base + p + m])
-                    slot = _slot(keys, stamps, mask, key, stamp)
-                    if stamps[slot] != stamp:
-                        stamps[slot] = stamp
-                        keys[slot] = key
-                        last_ref[slot] = r
-                        ref_run[slot] = 1
-                        ref_max[slot] = 1
-                        hyp_seen[slot] = 0
+                    row = _find(table, shift, key, stamp)
+                    if table[row, _STAMP] != stamp:
+                        table[row, _STAMP] = stamp
+                        table[row, _KEY] = np.int64(key)
+                        table[row, _LAST_REF] = r
+                        table[row, _REF_RUN] = 1
+                        table[row, _REF_MAX] = 1
+                        table[row, _HYP_SEEN] = 0
                     else:
-                        if last_ref[slot] == r:
-                            ref_run[slot] += 1
+                        if table[row, _LAST_REF] == r:
+                            table[row, _REF_RUN] += 1
                         else:
-                            last_ref[slot] = r
-                            ref_run[slot] = 1
-                        if ref_run[slot] > ref_max[slot]:
-                            ref_max[slot] = ref_run[slot]
+                            table[row, _LAST_REF] = r
+                            table[row, _REF_RUN] = 1
+                        if table[row, _REF_RUN] > table[row, _REF_MAX]:
+                            table[row, _REF_MAX] = table[row, _REF_RUN]
 
         base = hyp_start[i]
         for p in range(hyp_len):
@@ -128,10 +128,10 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                     if p + m >= hyp_len:
                         break
                     key = extend_key(key, hyp_hashes[base + p + m])
-                slot = _slot(keys, stamps, mask, key, stamp)
-                if stamps[slot] == stamp:
-                    hyp_seen[slot] += 1
-                    if hyp_seen[slot] <= ref_max[slot]:
+                row = _find(table, shift, key, stamp)
+                if table[row, _STAMP] == stamp:
+                    table[row, _HYP_SEEN] += 1
+                    if table[row, _HYP_SEEN] <= table[row, _REF_MAX]:
                         out[i, 2 + m] += 1
 
 

@@ -1,11 +1,14 @@
 """64-bit hashes for tokens and n-grams.
 
-A token is identified by the hash of its UTF-8 bytes (FNV-1a, then the
-splitmix64 finaliser so that every input bit reaches every output bit).
-An n-gram key is built left to right from the key of its (n-1)-gram prefix
-and the hash of its last token, so one pass over a segment yields every
-order.  Keys are only ever compared within one segment and its references,
-which bounds the chance of a false match (see the README's exactness note).
+A token is identified by the hash of its UTF-8 bytes: FNV-1a, fed one byte
+at a time while the tokenizer scans (``FNV_OFFSET``, ``fnv_step``), then
+the splitmix64 finaliser (``finish``) so that every input bit reaches every
+output bit.  ``hash_bytes`` computes the same value for a whole byte range.
+
+An n-gram key is a polynomial in the hashes of its tokens modulo 2**64,
+built left to right (``extend_key``), so one pass over a segment yields
+every order.  Keys are only ever compared within one segment and its
+references; see the README's exactness note for the collision bound.
 
 All arithmetic is on ``uint64`` and wraps modulo 2**64; every constant is
 typed explicitly, because numba promotes ``uint64 op int64`` to ``float64``.
@@ -14,7 +17,7 @@ typed explicitly, because numba promotes ``uint64 op int64`` to ``float64``.
 import numpy as np
 from numba import njit
 
-_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -25,27 +28,38 @@ _S31 = np.uint64(31)
 
 
 @njit(cache=True, nogil=True)
-def mix64(x):
+def fnv_step(h, byte):
+    """Feed one byte to an FNV-1a state."""
+    return (h ^ np.uint64(byte)) * _FNV_PRIME
+
+
+@njit(cache=True, nogil=True)
+def finish(h):
     """splitmix64's finaliser: a bijection on 64-bit words with full avalanche."""
-    x ^= x >> _S30
-    x *= _MIX_1
-    x ^= x >> _S27
-    x *= _MIX_2
-    x ^= x >> _S31
-    return x
+    h ^= h >> _S30
+    h *= _MIX_1
+    h ^= h >> _S27
+    h *= _MIX_2
+    h ^= h >> _S31
+    return h
 
 
 @njit(cache=True, nogil=True)
 def hash_bytes(buf, start, end):
-    """Hash the bytes ``buf[start:end]`` of one token."""
-    h = _FNV_OFFSET
+    """Hash of the token made of the bytes ``buf[start:end]``."""
+    h = FNV_OFFSET
     for i in range(start, end):
-        h ^= np.uint64(buf[i])
-        h *= _FNV_PRIME
-    return mix64(h)
+        h = fnv_step(h, buf[i])
+    return finish(h)
 
 
 @njit(cache=True, nogil=True)
 def extend_key(prefix_key, token_hash):
     """Key of the n-gram made of the (n-1)-gram ``prefix_key`` and one more token."""
-    return mix64(prefix_key * _GOLDEN + token_hash)
+    return prefix_key * _GOLDEN + token_hash
+
+
+@njit(cache=True, nogil=True)
+def table_slot(key, shift):
+    """Fibonacci hashing: the top bits of ``key * golden`` index a table of ``2**(64 - shift)``."""
+    return np.int64((key * _GOLDEN) >> shift)

@@ -45,7 +45,7 @@ pass.
 import numpy as np
 from numba import njit, prange
 
-from .hashing import hash_bytes
+from .hashing import FNV_OFFSET, finish, fnv_step
 
 TOKENIZE_NONE = 0
 TOKENIZE_13A = 1
@@ -142,20 +142,25 @@ def _rstrip_end(buf, start, end):
 @njit(cache=True, nogil=True)
 def _tokens_none(buf, start, end, out, pos):
     count = 0
-    tok = -1
+    in_token = False
+    h = FNV_OFFSET
     j = start
     while j < end:
         length = _utf8_length(buf[j])
         if _is_space_at(buf, j, length):
-            if tok >= 0:
-                out[pos + count] = hash_bytes(buf, tok, j)
+            if in_token:
+                out[pos + count] = finish(h)
                 count += 1
-                tok = -1
-        elif tok < 0:
-            tok = j
+                in_token = False
+        else:
+            if not in_token:
+                h = FNV_OFFSET
+                in_token = True
+            for k in range(j, j + length):
+                h = fnv_step(h, buf[k])
         j += length
-    if tok >= 0:
-        out[pos + count] = hash_bytes(buf, tok, end)
+    if in_token:
+        out[pos + count] = finish(h)
         count += 1
     return count
 
@@ -167,7 +172,10 @@ def _tokens_char(buf, start, end, out, pos):
     while j < end:
         length = _utf8_length(buf[j])
         if not _is_space_at(buf, j, length):
-            out[pos + count] = hash_bytes(buf, j, j + length)
+            h = FNV_OFFSET
+            for k in range(j, j + length):
+                h = fnv_step(h, buf[k])
+            out[pos + count] = finish(h)
             count += 1
         j += length
     return count
@@ -223,7 +231,8 @@ def _preprocess_13a(buf, length):
 @njit(cache=True, nogil=True)
 def _tokens_13a(buf, start, end, out, pos):
     count = 0
-    tok = -1  # start of the token being built
+    in_token = False
+    h = FNV_OFFSET  # FNV state of the token being built
     prev_digit = False  # left neighbour is an ASCII digit (the padding is not)
     prev_rule2 = False  # left neighbour is a '.'/',' that rule 2 matched
     j = start
@@ -232,59 +241,62 @@ def _tokens_13a(buf, start, end, out, pos):
         if b >= 0x80:
             length = _utf8_length(b)
             if _is_space_at(buf, j, length):
-                if tok >= 0:
-                    out[pos + count] = hash_bytes(buf, tok, j)
+                if in_token:
+                    out[pos + count] = finish(h)
                     count += 1
-                    tok = -1
-            elif tok < 0:
-                tok = j
+                    in_token = False
+            else:
+                if not in_token:
+                    h = FNV_OFFSET
+                    in_token = True
+                for k in range(j, j + length):
+                    h = fnv_step(h, buf[k])
             prev_digit = False
             prev_rule2 = False
             j += length
             continue
         cls = _CLASS_13A[b]
-        if cls == _GLUE or cls == _DIGIT:
-            if tok < 0:
-                tok = j
-            prev_digit = cls == _DIGIT
-            prev_rule2 = False
-            j += 1
-            continue
+        isolated = False
         if cls == _SPACE:
-            if tok >= 0:
-                out[pos + count] = hash_bytes(buf, tok, j)
+            if in_token:
+                out[pos + count] = finish(h)
                 count += 1
-                tok = -1
+                in_token = False
             prev_digit = False
             prev_rule2 = False
             j += 1
             continue
-        isolated = True
         if cls == _DOT_COMMA:
             rule2 = not prev_digit and not prev_rule2
-            if not rule2:
+            if rule2:
+                isolated = True
+            else:
                 nxt = buf[j + 1] if j + 1 < end else 0x20
                 isolated = not (0x30 <= nxt <= 0x39)
             prev_rule2 = rule2
+            prev_digit = False
         else:
-            if cls == _DASH:
+            if cls == _PUNCT:
+                isolated = True
+            elif cls == _DASH:
                 isolated = prev_digit
             prev_rule2 = False
-        prev_digit = False
-        if not isolated:
-            if tok < 0:
-                tok = j
-            j += 1
-            continue
-        if tok >= 0:
-            out[pos + count] = hash_bytes(buf, tok, j)
+            prev_digit = cls == _DIGIT
+        if isolated:
+            if in_token:
+                out[pos + count] = finish(h)
+                count += 1
+                in_token = False
+            out[pos + count] = finish(fnv_step(FNV_OFFSET, b))
             count += 1
-            tok = -1
-        out[pos + count] = hash_bytes(buf, j, j + 1)
-        count += 1
+        else:
+            if not in_token:
+                h = FNV_OFFSET
+                in_token = True
+            h = fnv_step(h, b)
         j += 1
-    if tok >= 0:
-        out[pos + count] = hash_bytes(buf, tok, end)
+    if in_token:
+        out[pos + count] = finish(h)
         count += 1
     return count
 
