@@ -1,0 +1,173 @@
+"""Each kernel against a plain-Python reference implementation."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from fastbleu._kernels.counting import segment_statistics
+from fastbleu._kernels.formula import SMOOTH_EXP, SMOOTH_NONE, bleu_from_row
+from fastbleu._kernels.hashing import hash_bytes
+from fastbleu._kernels.tokenize import _replace
+from fastbleu.statistics import tokenize
+from fastbleu.text import as_text_column
+from fastbleu.tokenizers import get_tokenizer
+
+PYTHON_WHITESPACE = [c for c in range(0x110000) if chr(c).isspace()]
+
+
+def token_hash(token: str) -> int:
+    raw = np.frombuffer(token.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    return int(hash_bytes(raw, 0, raw.size))
+
+
+def hashes_of(tokens) -> list[int]:
+    return [token_hash(t) for t in tokens]
+
+
+def kernel_tokens(lines, name="13a", lowercase=False) -> list[list[int]]:
+    tokens = tokenize(as_text_column(lines, "lines"), get_tokenizer(name), lowercase)
+    return [tokens.hashes[s:s + c].tolist() for s, c in zip(tokens.start, tokens.count)]
+
+
+def test_python_whitespace_is_what_the_kernels_split_on():
+    # Every code point, each between two letters: whitespace splits, nothing else does.
+    lines = [f"a{chr(c)}b" for c in range(0x110000)]
+    counts = tokenize(as_text_column(lines, "lines"), get_tokenizer("none"), False).count
+    assert np.flatnonzero(counts == 2).tolist() == PYTHON_WHITESPACE
+    assert set(np.unique(counts).tolist()) == {1, 2}
+    # str.split() agrees with str.isspace() on what whitespace is.
+    assert all(len(f"a{chr(c)}b".split()) == 2 for c in PYTHON_WHITESPACE)
+
+
+def test_right_strip_uses_python_whitespace():
+    # 13a removes "-\n" after str.rstrip(): a trailing whitespace character
+    # is stripped first and so keeps the "-" of "a-\n".
+    lines = [f"a-\n{chr(c)}" for c in PYTHON_WHITESPACE] + ["a-\nx", "a-\n\u200b"]
+    expected = [hashes_of(["a-"])] * len(PYTHON_WHITESPACE) + [hashes_of(["ax"]),
+                                                               hashes_of(["a\u200b"])]
+    assert kernel_tokens(lines) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("<skiped>-\n&quotamplgt;x")), max_size=60),
+       st.sampled_from([("<skipped>", ""), ("-\n", ""), ("&quot;", '"'), ("&amp;", "&"),
+                        ("&lt;", "<"), ("&gt;", ">")]))
+def test_replace_is_str_replace(text, rule):
+    pattern, replacement = rule
+    buf = np.frombuffer(text.encode(), dtype=np.uint8).copy()
+    length = _replace(buf, buf.size, np.frombuffer(pattern.encode(), dtype=np.uint8),
+                      np.frombuffer(replacement.encode(), dtype=np.uint8))
+    assert buf[:length].tobytes().decode() == text.replace(pattern, replacement)
+
+
+def _reference_statistics(hyp, refs, max_order):
+    """sacrebleu's statistics for token sequences, with Counters."""
+    def ngrams(tokens):
+        return Counter(tuple(tokens[i:i + n]) for n in range(1, max_order + 1)
+                       for i in range(len(tokens) - n + 1))
+    present = [r for r in refs if r is not None]
+    ref_max = Counter()
+    for ref in present:
+        for gram, count in ngrams(ref).items():
+            ref_max[gram] = max(ref_max[gram], count)
+    lengths = [len(r) for r in present]
+    ref_len = min(lengths, key=lambda length: (abs(length - len(hyp)), length))
+    correct = [0] * max_order
+    total = [max(len(hyp) - n, 0) for n in range(max_order)]
+    for gram, count in ngrams(hyp).items():
+        correct[len(gram) - 1] += min(count, ref_max[gram])
+    return [len(hyp), ref_len] + correct + total
+
+
+token_lists = st.lists(st.integers(0, 6), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(token_lists, st.lists(st.one_of(st.none(), token_lists),
+                                                min_size=1, max_size=4)),
+                min_size=1, max_size=8).filter(
+    lambda segs: all(any(r is not None for r in refs) for _, refs in segs)),
+       st.integers(1, 6), st.booleans())
+def test_counting_kernel_equals_counters(segments, max_order, long_lines):
+    if long_lines:  # grow the n-gram table past its first size
+        segments = [(hyp * 40, [None if r is None else r * 40 for r in refs])
+                    for hyp, refs in segments]
+    n_refs = max(len(refs) for _, refs in segments)
+    segments = [(hyp, refs + [None] * (n_refs - len(refs))) for hyp, refs in segments]
+    vocab = np.array([token_hash(str(t)) for t in range(7)], dtype=np.uint64)
+    flat, hyp_start, hyp_count = [], [], []
+    ref_start = np.zeros((n_refs, len(segments)), dtype=np.int64)
+    ref_count = np.full((n_refs, len(segments)), -1, dtype=np.int64)
+    for i, (hyp, refs) in enumerate(segments):
+        hyp_start.append(len(flat))
+        hyp_count.append(len(hyp))
+        flat.extend(hyp)
+        for r, ref in enumerate(refs):
+            if ref is not None:
+                ref_start[r, i], ref_count[r, i] = len(flat), len(ref)
+                flat.extend(ref)
+    hashes = vocab[np.array(flat, dtype=np.int64)] if flat else np.zeros(0, dtype=np.uint64)
+    out = np.empty((len(segments), 2 + 2 * max_order), dtype=np.int64)
+    segment_statistics(hashes, np.array(hyp_start, dtype=np.int64),
+                       np.array(hyp_count, dtype=np.int64), hashes, ref_start, ref_count,
+                       max_order, out)
+    expected = [_reference_statistics(hyp, refs, max_order) for hyp, refs in segments]
+    assert out.tolist() == expected
+
+
+def _neumaier_sum(values):
+    """CPython >= 3.12's sum() of floats (Objects/bltinmodule.c), starting from int 0."""
+    total, compensation = 0 + values[0], 0.0
+    for x in values[1:]:
+        t = total + x
+        if abs(total) >= abs(x):
+            compensation += (total - t) + x
+        else:
+            compensation += (x - t) + total
+        total = t
+    if compensation and math.isfinite(compensation):
+        total += compensation
+    return total
+
+
+def _naive_sum(values):
+    total = 0
+    for x in values:
+        total = total + x
+    return total
+
+
+@pytest.mark.parametrize("compensated", [False, True])
+def test_formula_sums_logs_as_python_does(compensated):
+    rng = np.random.default_rng(3)
+    python_sum = _neumaier_sum if compensated else _naive_sum
+    builtin_matches = compensated == (sys.version_info >= (3, 12))
+    precisions = np.empty(8)
+    differs_from_naive = 0
+    for _ in range(3000):
+        order = int(rng.integers(2, 9))
+        totals = np.sort(rng.integers(1, 10**6, order))[::-1]
+        correct = (totals * rng.random(order)).astype(np.int64) + 1
+        row = np.concatenate(([totals[0], int(totals[0] * rng.uniform(0.5, 1.5))],
+                              correct, totals)).astype(np.int64)
+        score, bp = bleu_from_row(row, order, SMOOTH_NONE, 0.0, False, compensated, precisions)
+        logs = [math.log(100.0 * c / t) for c, t in zip(correct, totals)]
+        if builtin_matches:
+            assert python_sum(logs) == sum(logs)
+        assert score == bp * math.exp(python_sum(logs) / order)
+        differs_from_naive += _neumaier_sum(logs) != _naive_sum(logs)
+    assert differs_from_naive > 0  # the two modes are really different
+
+
+def test_zero_precision_scores_zero_whatever_the_sum():
+    precisions = np.empty(4)
+    row = np.array([10, 10, 5, 0, 0, 0, 10, 9, 8, 7], dtype=np.int64)
+    for compensated in (False, True):
+        assert bleu_from_row(row, 4, SMOOTH_NONE, 0.0, False, compensated, precisions)[0] == 0.0
+        assert bleu_from_row(row, 4, SMOOTH_EXP, 0.0, False, compensated, precisions)[0] > 0.0
