@@ -54,7 +54,10 @@ def _from_arrow(array, name: str) -> TextColumn:
     import pyarrow as pa
 
     if isinstance(array, pa.ChunkedArray):
-        array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
+        if array.num_chunks == 1:
+            array = array.chunk(0)
+        else:  # large offsets, so that chunks beyond 2 GiB of text still fit
+            array = array.cast(pa.large_string()).combine_chunks()
     kind = array.type
     if pa.types.is_string_view(kind) or pa.types.is_null(kind):
         array = array.cast(pa.large_string())
@@ -82,23 +85,30 @@ def _from_arrow(array, name: str) -> TextColumn:
     return TextColumn(data, offsets, valid)
 
 
+def _raise_for_first_non_string(values: Sequence, name: str) -> None:
+    for i, value in enumerate(values):
+        if not isinstance(value, str) and value is not None:
+            raise TypeError(f"{name}[{i}] is a {type(value).__name__}, not a str")
+
+
 def _from_python(values: Sequence, name: str, allow_null: bool) -> TextColumn:
     import pyarrow as pa
 
     values = values if isinstance(values, (list, tuple)) else list(values)
-    # pyarrow would take bytes for str silently; one C-speed pass over the
-    # types (about 20 ns an element) keeps that an error.
-    if not set(map(type, values)) <= {str, type(None)}:
-        for i, value in enumerate(values):
-            if not isinstance(value, str) and value is not None:
-                raise TypeError(f"{name}[{i}] is a {type(value).__name__}, not a str")
     try:
-        array = pa.array(values, type=pa.large_string())
+        # Inference, not type=string: a bytes element then shows as a binary
+        # column instead of being taken for text.
+        array = pa.array(values)
     except (pa.ArrowException, UnicodeError):
+        _raise_for_first_non_string(values, name)
         # Only lone surrogates make a list of str fail to encode; Python (and
         # sacrebleu) treat them as ordinary characters, so keep them.
         encoded = [None if v is None else v.encode("utf-8", "surrogatepass") for v in values]
         array = pa.array(encoded, type=pa.large_binary())
+    else:
+        if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)
+                or pa.types.is_null(array.type)):
+            _raise_for_first_non_string(values, name)
     return _from_arrow(array, name)
 
 

@@ -22,7 +22,7 @@ from numba import njit, prange
 from .hashing import extend_key, table_slot
 
 _CHUNK = 256
-_MIN_BITS = 10
+_MIN_BITS = 6
 # Columns of the n-gram table; one row per n-gram, so a probe touches one cache line.
 _KEY = 0  # the n-gram key's bits
 _STAMP = 1  # number of the segment that owns the row (rows of older segments are free)
@@ -43,10 +43,10 @@ def _ngram_count(length, max_order):
 
 
 @njit(cache=True, nogil=True)
-def _find(table, shift, key, stamp):
-    """Row of ``key`` in this segment's table, or the free row where it belongs."""
-    mask = table.shape[0] - 1
-    slot = table_slot(key, shift)
+def _find(table, bits, key, stamp):
+    """Row of ``key`` among the first ``2**bits`` rows, or the free row where it belongs."""
+    mask = (1 << bits) - 1
+    slot = table_slot(key, np.uint64(64 - bits))
     bits = np.int64(key)
     while table[slot, _STAMP] == stamp and table[slot, _KEY] != bits:
         slot = (slot + 1) & mask
@@ -58,8 +58,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                       ref_count, max_order, out, first, last):
     """Statistics of segments ``first:last``; owns its n-gram table."""
     n_refs = ref_start.shape[0]
-    bits = _MIN_BITS
-    table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
+    table = np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64)
     stamp = 0
     for i in range(first, last):
         stamp += 1
@@ -87,11 +86,13 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         if ref_ngrams == 0 or hyp_len == 0:
             continue
 
-        if 2 * ref_ngrams > (1 << bits):
-            while 2 * ref_ngrams > (1 << bits):
-                bits += 1
+        # A table at most half full, and only as large as this segment needs,
+        # so that its rows stay in the L1 cache.
+        bits = _MIN_BITS
+        while 8 * ref_ngrams > (1 << bits):
+            bits += 1
+        if table.shape[0] < (1 << bits):
             table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
-        shift = np.uint64(64 - bits)
 
         for r in range(n_refs):
             ref_len = ref_count[r, i]
@@ -103,7 +104,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                         if p + m >= ref_len:
                             break
                         key = extend_key(key, ref_hashes[base + p + m])
-                    row = _find(table, shift, key, stamp)
+                    row = _find(table, bits, key, stamp)
                     if table[row, _STAMP] != stamp:
                         table[row, _STAMP] = stamp
                         table[row, _KEY] = np.int64(key)
@@ -128,11 +129,13 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                     if p + m >= hyp_len:
                         break
                     key = extend_key(key, hyp_hashes[base + p + m])
-                row = _find(table, shift, key, stamp)
-                if table[row, _STAMP] == stamp:
-                    table[row, _HYP_SEEN] += 1
-                    if table[row, _HYP_SEEN] <= table[row, _REF_MAX]:
-                        out[i, 2 + m] += 1
+                row = _find(table, bits, key, stamp)
+                if table[row, _STAMP] != stamp:
+                    # No reference has this n-gram, so none has its extensions.
+                    break
+                table[row, _HYP_SEEN] += 1
+                if table[row, _HYP_SEEN] <= table[row, _REF_MAX]:
+                    out[i, 2 + m] += 1
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -51,31 +51,43 @@ TOKENIZE_NONE = 0
 TOKENIZE_13A = 1
 TOKENIZE_CHAR = 2
 
-# Character classes of ASCII bytes for the 13a scanner.
-_GLUE = 0  # stays inside a token
-_SPACE = 1  # ends a token
-_PUNCT = 2  # rule 1: a token of its own
-_DOT_COMMA = 3  # rules 2 and 3
-_DASH = 4  # rule 4
-_DIGIT = 5  # stays inside a token; decides rules 2-4
+# Byte classes.  Runs of _GLUE/_DIGIT bytes are the inside of tokens and are
+# consumed by a tight inner loop; everything else is decided one byte (or one
+# code point) at a time.
+_GLUE = 0  # stays inside a token (letters, most punctuation, UTF-8 bytes)
+_DIGIT = 1  # stays inside a token; decides 13a's rules 2-4
+_SPACE = 2  # ASCII whitespace: ends a token
+_MAYBE_SPACE = 3  # lead byte of a UTF-8 sequence that may be whitespace (C2, E1, E2, E3)
+_PUNCT = 4  # 13a rule 1: a token of its own
+_DOT_COMMA = 5  # 13a rules 2 and 3
+_DASH = 6  # 13a rule 4
+_TRIGGER = 7  # '<', '&', newline: 13a's replacements may apply; preprocess and rescan
 
 
-def _ascii_classes():
-    table = np.zeros(128, dtype=np.uint8)
-    for c in [*range(0x7B, 0x7F), *range(0x5B, 0x61), *range(0x20, 0x27),
-              *range(0x28, 0x2C), *range(0x3A, 0x41), 0x2F]:
-        table[c] = _PUNCT
+def _byte_classes(tokenizer_13a, triggers=False):
+    table = np.zeros(256, dtype=np.uint8)
     for c in [*range(0x09, 0x0E), *range(0x1C, 0x21)]:
         table[c] = _SPACE
-    table[ord(".")] = _DOT_COMMA
-    table[ord(",")] = _DOT_COMMA
-    table[ord("-")] = _DASH
-    for c in range(ord("0"), ord("9") + 1):
-        table[c] = _DIGIT
+    for c in (0xC2, 0xE1, 0xE2, 0xE3):
+        table[c] = _MAYBE_SPACE
+    if tokenizer_13a:
+        for c in range(ord("0"), ord("9") + 1):
+            table[c] = _DIGIT
+        for c in [*range(0x7B, 0x7F), *range(0x5B, 0x61), *range(0x21, 0x27),
+                  *range(0x28, 0x2C), *range(0x3A, 0x41), 0x2F]:
+            table[c] = _PUNCT
+        table[ord(".")] = _DOT_COMMA
+        table[ord(",")] = _DOT_COMMA
+        table[ord("-")] = _DASH
+    if triggers:
+        for c in b"<&\n":
+            table[c] = _TRIGGER
     return table
 
 
-_CLASS_13A = _ascii_classes()
+_CLASS_13A_RAW = _byte_classes(True, triggers=True)  # a segment as it comes
+_CLASS_13A = _byte_classes(True)  # a segment after 13a's replacements
+_CLASS_SPLIT = _byte_classes(False)  # the none tokenizer: only whitespace matters
 
 # 13a's language-independent replacements, applied in this order.
 _SKIPPED = np.frombuffer(b"<skipped>", dtype=np.uint8)
@@ -140,25 +152,109 @@ def _rstrip_end(buf, start, end):
 
 
 @njit(cache=True, nogil=True)
+def _tokens_13a(buf, start, end, out, pos):
+    """13a's tokens of ``buf[start:end]`` as hashes at ``out[pos:]``; their number.
+
+    Returns -1, having written garbage, when the segment holds a byte that
+    13a's replacements look at (``<``, ``&``, newline); the caller then
+    preprocesses it and calls :func:`_tokens_13a_preprocessed`.
+    """
+    return _split_tokens(buf, start, end, out, pos, _CLASS_13A_RAW)
+
+
+@njit(cache=True, nogil=True)
+def _tokens_13a_preprocessed(buf, start, end, out, pos):
+    """13a's tokens of a segment that went through :func:`_preprocess_13a`."""
+    return _split_tokens(buf, start, end, out, pos, _CLASS_13A)
+
+
+@njit(cache=True, nogil=True)
 def _tokens_none(buf, start, end, out, pos):
+    """``str.split()``: the 13a scanner with a class table where only whitespace is special."""
+    return _split_tokens(buf, start, end, out, pos, _CLASS_SPLIT)
+
+
+@njit(cache=True, nogil=True)
+def _split_tokens(buf, start, end, out, pos, classes):
+    """Split at whitespace and, as ``classes`` says, at 13a's punctuation rules."""
     count = 0
     in_token = False
-    h = FNV_OFFSET
+    h = FNV_OFFSET  # FNV state of the token being built
+    prev_digit = False  # left neighbour is an ASCII digit (the padding is not)
+    prev_rule2 = False  # left neighbour is a '.'/',' that rule 2 matched
     j = start
     while j < end:
-        length = _utf8_length(buf[j])
-        if _is_space_at(buf, j, length):
+        b = buf[j]
+        cls = classes[b]
+        if cls <= _DIGIT:
+            if not in_token:
+                h = FNV_OFFSET
+                in_token = True
+            h = fnv_step(h, b)
+            prev_digit = cls == _DIGIT
+            j += 1
+            while j < end:  # the rest of the run of word bytes
+                b = buf[j]
+                cls = classes[b]
+                if cls > _DIGIT:
+                    break
+                h = fnv_step(h, b)
+                prev_digit = cls == _DIGIT
+                j += 1
+            prev_rule2 = False
+            continue
+        if cls == _TRIGGER:
+            return -1
+        if cls == _MAYBE_SPACE:
+            length = _utf8_length(b)
+            if _is_space_at(buf, j, length):
+                cls = _SPACE
+            else:
+                if not in_token:
+                    h = FNV_OFFSET
+                    in_token = True
+                for k in range(j, j + length):
+                    h = fnv_step(h, buf[k])
+                prev_digit = False
+                prev_rule2 = False
+                j += length
+                continue
+        else:
+            length = 1
+        if cls == _SPACE:
             if in_token:
                 out[pos + count] = finish(h)
                 count += 1
                 in_token = False
+            prev_digit = False
+            prev_rule2 = False
+            j += length
+            continue
+        isolated = True
+        if cls == _DOT_COMMA:
+            rule2 = not prev_digit and not prev_rule2
+            if not rule2:
+                nxt = buf[j + 1] if j + 1 < end else 0x20
+                isolated = not (0x30 <= nxt <= 0x39)
+            prev_rule2 = rule2
+        else:
+            if cls == _DASH:
+                isolated = prev_digit
+            prev_rule2 = False
+        prev_digit = False
+        if isolated:
+            if in_token:
+                out[pos + count] = finish(h)
+                count += 1
+                in_token = False
+            out[pos + count] = finish(fnv_step(FNV_OFFSET, b))
+            count += 1
         else:
             if not in_token:
                 h = FNV_OFFSET
                 in_token = True
-            for k in range(j, j + length):
-                h = fnv_step(h, buf[k])
-        j += length
+            h = fnv_step(h, b)
+        j += 1
     if in_token:
         out[pos + count] = finish(h)
         count += 1
@@ -170,8 +266,10 @@ def _tokens_char(buf, start, end, out, pos):
     count = 0
     j = start
     while j < end:
-        length = _utf8_length(buf[j])
-        if not _is_space_at(buf, j, length):
+        b = buf[j]
+        cls = _CLASS_SPLIT[b]
+        length = 1 if b < 0x80 else _utf8_length(b)
+        if cls != _SPACE and not (cls == _MAYBE_SPACE and _is_space_at(buf, j, length)):
             h = FNV_OFFSET
             for k in range(j, j + length):
                 h = fnv_step(h, buf[k])
@@ -207,15 +305,6 @@ def _replace(buf, length, pattern, replacement):
 
 
 @njit(cache=True, nogil=True)
-def _needs_preprocessing(buf, start, end):
-    for j in range(start, end):
-        b = buf[j]
-        if b == 0x3C or b == 0x26 or b == 0x0A:  # '<', '&', '\n'
-            return True
-    return False
-
-
-@njit(cache=True, nogil=True)
 def _preprocess_13a(buf, length):
     """13a's language-independent part; ``\\n`` -> space is left to the scanner,
     which treats both as whitespace."""
@@ -226,79 +315,6 @@ def _preprocess_13a(buf, length):
     length = _replace(buf, length, _ENTITY_LT, _LT)
     length = _replace(buf, length, _ENTITY_GT, _GT)
     return length
-
-
-@njit(cache=True, nogil=True)
-def _tokens_13a(buf, start, end, out, pos):
-    count = 0
-    in_token = False
-    h = FNV_OFFSET  # FNV state of the token being built
-    prev_digit = False  # left neighbour is an ASCII digit (the padding is not)
-    prev_rule2 = False  # left neighbour is a '.'/',' that rule 2 matched
-    j = start
-    while j < end:
-        b = buf[j]
-        if b >= 0x80:
-            length = _utf8_length(b)
-            if _is_space_at(buf, j, length):
-                if in_token:
-                    out[pos + count] = finish(h)
-                    count += 1
-                    in_token = False
-            else:
-                if not in_token:
-                    h = FNV_OFFSET
-                    in_token = True
-                for k in range(j, j + length):
-                    h = fnv_step(h, buf[k])
-            prev_digit = False
-            prev_rule2 = False
-            j += length
-            continue
-        cls = _CLASS_13A[b]
-        isolated = False
-        if cls == _SPACE:
-            if in_token:
-                out[pos + count] = finish(h)
-                count += 1
-                in_token = False
-            prev_digit = False
-            prev_rule2 = False
-            j += 1
-            continue
-        if cls == _DOT_COMMA:
-            rule2 = not prev_digit and not prev_rule2
-            if rule2:
-                isolated = True
-            else:
-                nxt = buf[j + 1] if j + 1 < end else 0x20
-                isolated = not (0x30 <= nxt <= 0x39)
-            prev_rule2 = rule2
-            prev_digit = False
-        else:
-            if cls == _PUNCT:
-                isolated = True
-            elif cls == _DASH:
-                isolated = prev_digit
-            prev_rule2 = False
-            prev_digit = cls == _DIGIT
-        if isolated:
-            if in_token:
-                out[pos + count] = finish(h)
-                count += 1
-                in_token = False
-            out[pos + count] = finish(fnv_step(FNV_OFFSET, b))
-            count += 1
-        else:
-            if not in_token:
-                h = FNV_OFFSET
-                in_token = True
-            h = fnv_step(h, b)
-        j += 1
-    if in_token:
-        out[pos + count] = finish(h)
-        count += 1
-    return count
 
 
 @njit(cache=True, nogil=True)
@@ -314,15 +330,16 @@ def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, first, last):
             out_count[i] = _tokens_none(data, start, end, out_hashes, pos)
         elif kind == TOKENIZE_CHAR:
             out_count[i] = _tokens_char(data, start, end, out_hashes, pos)
-        elif _needs_preprocessing(data, start, end):
-            length = end - start
-            if scratch.size < length:
-                scratch = np.empty(2 * length, dtype=np.uint8)
-            scratch[:length] = data[start:end]
-            length = _preprocess_13a(scratch, length)
-            out_count[i] = _tokens_13a(scratch, 0, length, out_hashes, pos)
         else:
-            out_count[i] = _tokens_13a(data, start, end, out_hashes, pos)
+            count = _tokens_13a(data, start, end, out_hashes, pos)
+            if count < 0:
+                length = end - start
+                if scratch.size < length:
+                    scratch = np.empty(2 * length, dtype=np.uint8)
+                scratch[:length] = data[start:end]
+                length = _preprocess_13a(scratch, length)
+                count = _tokens_13a_preprocessed(scratch, 0, length, out_hashes, pos)
+            out_count[i] = count
 
 
 @njit(cache=True, nogil=True, parallel=True)

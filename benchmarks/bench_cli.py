@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Wall-clock time of the ``fastbleu`` command line against ``sacrebleu``'s, on one test set.
+
+What is measured
+----------------
+The time, as seen from a parent process, of running
+
+    fastbleu REF -i HYP     (the console script; prints sacrebleu-style JSON)
+    sacrebleu REF -i HYP
+
+on one WMT22 system output of about 2,000 lines (default: de-en, system
+Online-A, reference A, 1,984 lines; see ``../shared/wmt22/README.md``).  At
+this size start-up dominates: interpreter start, imports (numba and llvmlite
+for fastbleu) and, for fastbleu, compiling or loading its numba kernels.
+
+* fastbleu **cold**: one run right after deleting numba's on-disk cache of
+  fastbleu's kernels, so every kernel is compiled again.  The cache is
+  where numba puts it: the ``*.nbi``/``*.nbc`` files in the ``__pycache__``
+  folders of the installed package (``os.path.dirname(fastbleu.__file__)``),
+  or, if the ``NUMBA_CACHE_DIR`` environment variable is set, the folders
+  numba derives from it for the package's source directories.  Deleting it
+  makes the next fastbleu import in *any* process on the machine recompile
+  the kernels once; set ``NUMBA_CACHE_DIR`` to a private folder (or use
+  ``--skip-cold``) on a machine others are using.
+* fastbleu **warm**: median of ``--runs`` runs (default 5) with the cache
+  filled.
+* sacrebleu: median of ``--runs`` runs.
+
+The script also checks that both commands print the same score and
+``verbose_score``, and reports the ratio of sacrebleu's time to fastbleu's
+(above 1: fastbleu is faster).
+
+Running it
+----------
+From the repository root::
+
+    python benchmarks/bench_cli.py
+    python benchmarks/bench_cli.py --hyp HYP --ref REF --runs 9 --json out.json
+    NUMBA_CACHE_DIR=/tmp/fastbleu-numba python benchmarks/bench_cli.py  # private cache
+    python benchmarks/bench_cli.py --fastbleu-cmd "python -m fastbleu"
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib.util
+import json
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WMT_DIR = REPO.parent / "shared" / "wmt22"
+DEFAULT_HYP = WMT_DIR / "system-outputs" / "generaltest2022.de-en.hyp.Online-A.en"
+DEFAULT_REF = WMT_DIR / "references" / "generaltest2022.de-en.ref.A.en"
+
+
+# ---------------------------------------------------------------------------------------
+# numba's cache of fastbleu's kernels
+# ---------------------------------------------------------------------------------------
+
+
+def fastbleu_package_dir() -> Path:
+    """The installed fastbleu package directory, found without importing it."""
+    spec = importlib.util.find_spec("fastbleu")
+    if spec is None or not spec.submodule_search_locations:
+        raise SystemExit("error: the fastbleu package is not installed in this Python "
+                         f"({sys.executable}); run `pip install -e .` in the repository")
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
+
+
+def numba_cache_dirs(package: Path) -> list[Path]:
+    """Folders where numba keeps (or would keep) the cache of the package's kernels.
+
+    Without ``NUMBA_CACHE_DIR`` numba writes next to the sources, into
+    ``__pycache__``; with it, into ``$NUMBA_CACHE_DIR/<folder>_<sha1 of the
+    source folder>`` (``numba.core.caching.UserProvidedCacheLocator``).
+    """
+    cache_root = os.environ.get("NUMBA_CACHE_DIR")
+    source_dirs = sorted({p.parent for p in package.rglob("*.py")})
+    if not cache_root:
+        return [d / "__pycache__" for d in source_dirs]
+    root = Path(cache_root).expanduser()
+    return [root / f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}"
+            for d in source_dirs]
+
+
+def clear_numba_cache(package: Path) -> list[Path]:
+    """Delete the ``*.nbi``/``*.nbc`` files of the package's kernels; return them."""
+    removed = []
+    for folder in numba_cache_dirs(package):
+        if not folder.is_dir():
+            continue
+        for pattern in ("*.nbi", "*.nbc"):
+            for path in folder.glob(pattern):
+                try:
+                    path.unlink()
+                except FileNotFoundError:  # removed meanwhile by someone else
+                    continue
+                removed.append(path)
+    return removed
+
+
+# ---------------------------------------------------------------------------------------
+# Running the commands
+# ---------------------------------------------------------------------------------------
+
+
+def resolve_command(spec: str, what: str) -> list[str]:
+    """Split a command and make sure its program exists."""
+    argv = shlex.split(spec)
+    if not argv:
+        raise SystemExit(f"error: empty {what} command")
+    if shutil.which(argv[0]) is None:
+        hint = ""
+        if argv[0] == "fastbleu":
+            hint = (" (the console script is installed by `pip install -e .`; or pass "
+                    "--fastbleu-cmd \"python -m fastbleu\")")
+        raise SystemExit(f"error: command not found: {argv[0]}{hint}")
+    return argv
+
+
+def run_once(argv: list[str], what: str) -> tuple[float, str]:
+    """Run a command; return its wall-clock seconds and stdout.  Exit on failure."""
+    start = time.perf_counter()
+    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode != 0:
+        tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
+        hint = ""
+        if what == "fastbleu" and ("fastbleu.cli" in proc.stderr
+                                   or "No module named" in proc.stderr):
+            hint = ("\nThe fastbleu command line seems not to be available yet "
+                    "(fastbleu/cli.py); try again once it is installed.")
+        raise SystemExit(f"error: `{shlex.join(argv)}` exited with status {proc.returncode}"
+                         f":\n{tail}{hint}")
+    return seconds, proc.stdout
+
+
+def parse_score(stdout: str) -> dict | None:
+    """The JSON object the command printed, or None if it printed something else."""
+    try:
+        data = json.loads(stdout)
+    except json.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def timed_runs(argv: list[str], what: str, runs: int) -> tuple[list[float], str]:
+    times, out = [], ""
+    for _ in range(runs):
+        seconds, out = run_once(argv, what)
+        times.append(seconds)
+    return times, out
+
+
+# ---------------------------------------------------------------------------------------
+# Main
+# ---------------------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description="Time `fastbleu REF -i HYP` (cold and warm numba cache) against "
+                    "`sacrebleu REF -i HYP`.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p.add_argument("--hyp", type=Path, default=DEFAULT_HYP, help="hypothesis file")
+    p.add_argument("--ref", type=Path, default=DEFAULT_REF, help="reference file")
+    p.add_argument("--runs", type=int, default=5,
+                   help="runs of warm fastbleu and of sacrebleu; the median is reported")
+    p.add_argument("--fastbleu-cmd", default="fastbleu",
+                   help="how to call fastbleu (e.g. \"python -m fastbleu\")")
+    p.add_argument("--sacrebleu-cmd", default="sacrebleu", help="how to call sacrebleu")
+    p.add_argument("--skip-cold", action="store_true",
+                   help="do not delete numba's cache and skip the cold run")
+    p.add_argument("--json", type=Path, metavar="OUT", help="also write the results as JSON")
+    args = p.parse_args(argv)
+    for path in (args.hyp, args.ref):
+        if not path.is_file():
+            p.error(f"no such file: {path}")
+    if args.runs < 1:
+        p.error("--runs must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    fast = resolve_command(args.fastbleu_cmd, "fastbleu") + [str(args.ref), "-i", str(args.hyp)]
+    sacre = resolve_command(args.sacrebleu_cmd, "sacrebleu") + [str(args.ref), "-i",
+                                                                 str(args.hyp)]
+    with open(args.hyp, encoding="utf-8") as f:
+        n_lines = sum(1 for _ in f)
+    print(f"hypotheses: {args.hyp} ({n_lines:,} lines)")
+    print(f"reference:  {args.ref}")
+    print(f"fastbleu:   {shlex.join(fast)}")
+    print(f"sacrebleu:  {shlex.join(sacre)}")
+
+    results: dict = {"hyp": str(args.hyp), "ref": str(args.ref), "lines": n_lines,
+                     "runs": args.runs, "fastbleu_cmd": fast, "sacrebleu_cmd": sacre,
+                     "numba_cache_dir": os.environ.get("NUMBA_CACHE_DIR")}
+
+    if not args.skip_cold:
+        package = fastbleu_package_dir()
+        removed = clear_numba_cache(package)
+        where = os.environ.get("NUMBA_CACHE_DIR") or f"{package}/**/__pycache__"
+        print(f"\ndeleted {len(removed)} numba cache file(s) under {where}")
+        cold, cold_out = run_once(fast, "fastbleu")
+        results["fastbleu_cold_seconds"] = cold
+        results["numba_cache_files_deleted"] = len(removed)
+        if not removed:
+            print("note: there was no cache to delete (never filled, or it lives elsewhere)")
+
+    warm_times, fast_out = timed_runs(fast, "fastbleu", args.runs)
+    sacre_times, sacre_out = timed_runs(sacre, "sacrebleu", args.runs)
+    warm, sacre_median = statistics.median(warm_times), statistics.median(sacre_times)
+    results.update(fastbleu_warm_seconds=warm, fastbleu_warm_all=warm_times,
+                   sacrebleu_seconds=sacre_median, sacrebleu_all=sacre_times)
+
+    print()
+    header = f"{'command':<20} {'runs':>5} {'seconds':>9} {'min':>7} {'max':>7} " \
+             f"{'sacrebleu / this':>17}"
+    print(header)
+    print("-" * len(header))
+    rows = []
+    if "fastbleu_cold_seconds" in results:
+        rows.append(("fastbleu (cold)", [results["fastbleu_cold_seconds"]]))
+    rows += [("fastbleu (warm)", warm_times), ("sacrebleu", sacre_times)]
+    for label, times in rows:
+        median = statistics.median(times)
+        print(f"{label:<20} {len(times):>5} {median:>9.3f} {min(times):>7.3f} "
+              f"{max(times):>7.3f} {sacre_median / median:>16.2f}x")
+    results["speedup_warm"] = sacre_median / warm
+    if "fastbleu_cold_seconds" in results:
+        results["speedup_cold"] = sacre_median / results["fastbleu_cold_seconds"]
+
+    # Same score from both?
+    mine, theirs = parse_score(fast_out), parse_score(sacre_out)
+    if mine is None or theirs is None:
+        print("\nscore check: could not parse the JSON output of "
+              + ("fastbleu" if mine is None else "sacrebleu"))
+        results["same_score"] = None
+    else:
+        same = all(mine.get(k) == theirs.get(k) for k in ("score", "verbose_score"))
+        results["same_score"] = same
+        results["score"] = {"fastbleu": mine.get("score"), "sacrebleu": theirs.get("score")}
+        print(f"\nscore check: fastbleu {mine.get('score')} {mine.get('verbose_score')}")
+        print(f"             sacrebleu {theirs.get('score')} {theirs.get('verbose_score')}"
+              f" -> {'OK' if same else 'MISMATCH'}")
+        if "fastbleu_cold_seconds" in results and parse_score(cold_out) != mine:
+            print("warning: the cold run printed something else than the warm runs")
+
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        print(f"wrote {args.json}")
+    return 0 if results["same_score"] in (True, None) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
