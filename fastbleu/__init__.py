@@ -6,7 +6,10 @@ The pipeline, one module a stage::
     statistics.py      columns -> token hashes -> per-segment statistics (kernels)
     score.py           statistics -> BLEU scores, signatures and reports
     bleu.py            the BLEU class that ties them together
-    cli.py             the ``fastbleu`` command
+    tables.py          Parquet / CSV / JSON Lines / data frames -> record batches
+    groups.py          statistics -> sums per group
+    table_scoring.py   score_table: one corpus BLEU per group, streamed
+    report.py, cli.py  the ``fastbleu`` command
 
 The public names are imported on first use, so that ``fastbleu --help`` and
 input errors do not wait for numba to start.
@@ -14,9 +17,10 @@ input errors do not wait for numba to start.
 
 from ._version import __version__
 
-__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "__version__"]
+__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "score_table", "__version__"]
 
-_LAZY = {"BLEU": "bleu", "BLEUScore": "score", "BLEUSignature": "score"}
+_LAZY = {"BLEU": "bleu", "BLEUScore": "score", "BLEUSignature": "score",
+         "score_table": "table_scoring"}
 
 
 def __getattr__(name):

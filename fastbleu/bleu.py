@@ -8,7 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from .score import (SMOOTH_DEFAULTS, BLEUScore, BLEUSignature, score_from_statistics,
                     scores_from_statistics, validate_smoothing)
-from .statistics import References, check_references, iter_statistics, reference_presence
+from .statistics import (References, check_references, compute_statistics, iter_statistics,
+                         reference_presence)
 from .text import TextColumn, as_text_column
 from .tokenizers import (DEFAULT_TOKENIZER, TOKENIZERS, TRG_LANG_TOKENIZERS, get_tokenizer)
 
@@ -142,7 +143,7 @@ class BLEU:
     def _statistics(self, hypotheses, references):
         hyps, refs = self._prepare(hypotheses, references)
         self._warn_if_tokenized(hyps)
-        return iter_statistics(hyps, refs, self.tokenizer, self.lowercase, self.max_ngram_order)
+        return hyps, refs
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Per-segment BLEU statistics.
@@ -162,10 +163,9 @@ class BLEU:
             ``[hyp_len, ref_len, match_1..N, total_1..N]`` as sacrebleu's
             ``_extract_corpus_statistics`` returns them.
         """
-        batches = list(self._statistics(hypotheses, references))
-        if not batches:
-            return np.zeros((0, 2 + 2 * self.max_ngram_order), dtype=np.int64)
-        return np.concatenate(batches) if len(batches) > 1 else batches[0]
+        hyps, refs = self._statistics(hypotheses, references)
+        return compute_statistics(hyps, refs, self.tokenizer, self.lowercase,
+                                  self.max_ngram_order)
 
     # -- scores ------------------------------------------------------------------------
 
@@ -192,8 +192,10 @@ class BLEU:
         if n_bootstrap != 1:
             raise NotImplementedError("bootstrap confidence intervals are not part of this "
                                       "version of fastbleu; call corpus_score with n_bootstrap=1")
+        hyps, refs = self._statistics(hypotheses, references)
         total = np.zeros(2 + 2 * self.max_ngram_order, dtype=np.int64)
-        for stats in self._statistics(hypotheses, references):
+        for stats in iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
+                                     self.max_ngram_order):
             total += stats.sum(axis=0)
         return self._score(total)
 

@@ -1,22 +1,29 @@
-"""The ``fastbleu`` command: sacrebleu's BLEU command line, on fastbleu's pipeline.
+"""The ``fastbleu`` command: sacrebleu's BLEU command line, plus tables.
 
-    fastbleu REF [REF ...] -i HYP        # JSON, as ``sacrebleu`` prints it
-    cat HYP | fastbleu REF -f text       # the hypotheses from standard input
+    fastbleu REF [REF ...] -i SYS [SYS ...]     # text files, as sacrebleu reads them
+    cat SYS | fastbleu REF -f text             # systems from standard input (tab-separated)
+    fastbleu scores.parquet --hyp-column hyp --ref-column ref --group-by system,pair
 
-Parsing, reading and scoring stay apart: :func:`build_parser` knows the
-flags, :mod:`fastbleu.files` reads, :class:`fastbleu.BLEU` scores.  A user
-error (missing file, bad UTF-8, line counts that differ ...) prints one line
-and exits with status 2; ``--debug`` shows the traceback instead.
+Parsing, reading, scoring and printing stay apart: :func:`build_parser`
+knows the flags, :mod:`fastbleu.files` and :mod:`fastbleu.tables` read,
+:class:`fastbleu.BLEU` and :func:`fastbleu.score_table` score,
+:mod:`fastbleu.report` formats.  A user error prints one line and exits with
+status 2 (nothing half-written is left behind); ``--debug`` shows the
+traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
 
 from ._version import __version__
-from .files import InputError, column_from_bytes, read_lines
+from .files import InputError, column_from_bytes, read_bytes, read_lines, split_fields
+from .tables import is_table_path
 
+logger = logging.getLogger("fastbleu")
 _SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 
 
@@ -24,85 +31,210 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with sacrebleu's flag names and defaults."""
     parser = argparse.ArgumentParser(
         prog="fastbleu",
-        description="BLEU exactly as sacrebleu computes it, vectorized for large corpora.")
+        description="BLEU exactly as sacrebleu computes it, vectorized for large corpora. "
+                    "Give reference files and systems (-i) as sacrebleu takes them, or one "
+                    "table (Parquet file, directory or glob; CSV, TSV, JSON Lines) with "
+                    "--hyp-column and --ref-column.")
     parser.add_argument("refs", nargs="+", metavar="REF",
-                        help="reference file(s), one segment per line (.gz read transparently)")
-    parser.add_argument("-i", "--input", metavar="HYP",
-                        help="hypothesis file (default: standard input)")
-    parser.add_argument("-tok", "--tokenize", default=None,
-                        help="tokenizer: 13a (default), none or char")
-    parser.add_argument("-lc", "--lowercase", action="store_true",
-                        help="compute case-insensitive BLEU")
-    parser.add_argument("-s", "--smooth-method", choices=_SMOOTH_METHODS, default="exp",
-                        help="smoothing method (default: exp)")
-    parser.add_argument("-sv", "--smooth-value", type=float, default=None,
-                        help="value for floor (default 0.1) and add-k (default 1) smoothing")
-    parser.add_argument("--max-ngram-order", type=int, default=4,
-                        help="highest n-gram order (default: 4)")
-    parser.add_argument("--force", action="store_true",
-                        help="do not warn about hypotheses that look tokenized")
-    parser.add_argument("-f", "--format", choices=("json", "text"), default="json",
-                        help="output format (default: json)")
-    parser.add_argument("-w", "--width", type=int, default=1,
-                        help="decimals in the score (default: 1)")
-    parser.add_argument("-b", "--score-only", action="store_true",
-                        help="print only the score (text format)")
-    parser.add_argument("-sh", "--short", action="store_true",
-                        help="short signature")
-    parser.add_argument("--debug", action="store_true",
-                        help="show a traceback for errors")
-    parser.add_argument("-V", "--version", action="version",
-                        version=f"fastbleu {__version__}")
+                        help="reference file(s), one segment per line (.gz read transparently),"
+                             " or one table")
+    parser.add_argument("-i", "--input", nargs="+", metavar="SYS",
+                        help="system output file(s) (default: standard input, several systems "
+                             "as tab-separated columns)")
+    bleu = parser.add_argument_group("BLEU")
+    bleu.add_argument("-tok", "--tokenize", default=None,
+                      help="tokenizer: 13a (default), none or char")
+    bleu.add_argument("-lc", "--lowercase", action="store_true",
+                      help="compute case-insensitive BLEU")
+    bleu.add_argument("-s", "--smooth-method", choices=_SMOOTH_METHODS, default="exp",
+                      help="smoothing method (default: exp)")
+    bleu.add_argument("-sv", "--smooth-value", type=float, default=None,
+                      help="value for floor (default 0.1) and add-k (default 1) smoothing")
+    bleu.add_argument("--max-ngram-order", type=int, default=4,
+                      help="highest n-gram order (default: 4)")
+    bleu.add_argument("--force", action="store_true",
+                      help="do not warn about hypotheses that look tokenized")
+    text = parser.add_argument_group("text files")
+    text.add_argument("-e", "--encoding", default="utf-8",
+                      help="encoding of the text files (default: utf-8)")
+    text.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
+                      help="undecodable bytes: an error (default), or U+FFFD")
+    text.add_argument("-nr", "--num-refs", type=int, default=1,
+                      help="references per line of a single, tab-separated reference file")
+    text.add_argument("-sl", "--sentence-level", action="store_true",
+                      help="a score for every segment (with effective order, as sacrebleu)")
+    table = parser.add_argument_group("tables")
+    table.add_argument("--hyp-column", default="hyp", help="hypothesis column (default: hyp)")
+    table.add_argument("--ref-column", action="append", metavar="NAME",
+                       help="reference column; repeat it for several, or name one list<string> "
+                            "column (default: ref)")
+    table.add_argument("--group-by", metavar="COL[,COL...]",
+                       help="one corpus BLEU per combination of these columns")
+    table.add_argument("--doc-column", metavar="COL",
+                       help="document column: a BLEU per document")
+    table.add_argument("--tokenize-column", metavar="COL",
+                       help="column naming each row's tokenizer")
+    table.add_argument("--segments-out", metavar="OUT.parquet",
+                       help="write every segment's sentence BLEU and statistics here")
+    table.add_argument("--null-as-empty", action="store_true",
+                       help="take a null hypothesis as empty instead of failing")
+    table.add_argument("--batch-size", type=int, default=1 << 16,
+                       help="rows per record batch (default: 65536)")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true", help="no progress line, no warnings")
+    shown.add_argument("--progress", action="store_true",
+                       help="show the progress line even when standard error is not a terminal")
+    out = parser.add_argument_group("output")
+    out.add_argument("-f", "--format", choices=("json", "text", "latex"), default="json",
+                     help="output format (default: json)")
+    out.add_argument("-w", "--width", type=int, default=1, help="decimals (default: 1)")
+    out.add_argument("-b", "--score-only", action="store_true", help="print only the score")
+    out.add_argument("-sh", "--short", action="store_true", help="short signature")
+    parser.add_argument("--debug", action="store_true", help="show a traceback for errors")
+    parser.add_argument("-V", "--version", action="version", version=f"fastbleu {__version__}")
     return parser
 
 
-def _read_inputs(args):
-    refs = [read_lines(path) for path in args.refs]
+def _bleu_options(args) -> dict:
+    return {"lowercase": args.lowercase, "force": args.force, "tokenize": args.tokenize,
+            "smooth_method": args.smooth_method, "smooth_value": args.smooth_value,
+            "max_ngram_order": args.max_ngram_order}
+
+
+def _read_text_inputs(args):
+    """Systems (names, columns or lists) and reference streams from text files."""
+    read = lambda path: read_lines(path, args.encoding, args.encoding_errors)  # noqa: E731
+    if args.num_refs > 1:
+        if len(args.refs) != 1:
+            raise InputError("-nr/--num-refs takes a single, tab-separated reference file")
+        refs = split_fields(read(args.refs[0]), args.refs[0], args.num_refs)
+    elif args.num_refs < 1:
+        raise InputError("-nr/--num-refs must be at least 1")
+    else:
+        refs = [read(path) for path in args.refs]
     if args.input is None:
         if sys.stdin is None or sys.stdin.isatty():
-            raise InputError("no hypotheses: give a file with -i or pipe them into standard input")
-        hyps = column_from_bytes(sys.stdin.buffer.read(), "<stdin>")
-        hyp_name = "<stdin>"
+            raise InputError("no system output: give files with -i or pipe them into standard "
+                             "input")
+        column = column_from_bytes(sys.stdin.buffer.read(), "<stdin>", args.encoding,
+                                   args.encoding_errors)
+        fields = split_fields(column, "<stdin>")
+        systems = fields if len(fields) > 1 else [column]
+        names = [f"System {k + 1}" for k in range(len(systems))]
     else:
-        hyps = read_lines(args.input)
-        hyp_name = args.input
-    for path, ref in zip(args.refs, refs):
-        if len(ref) != len(hyps):
-            raise InputError(f"{path} has {len(ref)} lines but {hyp_name} has {len(hyps)}")
-    return hyps, refs
+        if len(set(args.input)) != len(args.input):
+            raise InputError("the same system file is given twice")
+        systems = [read(path) for path in args.input]
+        names = list(args.input)
+    ref_names = args.refs if args.num_refs == 1 else [f"{args.refs[0]} (field {k + 1})"
+                                                      for k in range(len(refs))]
+    for name, system in zip(names, systems):
+        for ref_name, ref in zip(ref_names, refs):
+            if len(ref) != len(system):
+                raise InputError(f"{ref_name} has {len(ref)} lines but {name} has "
+                                 f"{len(system)}")
+    return names, systems, refs
+
+
+def _text_mode(args) -> str:
+    from . import report
+    from .bleu import BLEU
+
+    names, systems, refs = _read_text_inputs(args)
+    options = _bleu_options(args)
+    if args.sentence_level:
+        if len(systems) > 1:
+            raise InputError("only one system can be scored at sentence level")
+        from .score import score_from_statistics
+
+        bleu = BLEU(**options, effective_order=True)
+        stats = bleu.segment_statistics(systems[0], refs)
+        signature = bleu.get_signature().format(args.short)
+        return "\n".join(
+            score_from_statistics(row, bleu.max_ngram_order, bleu.smooth_method,
+                                  bleu.smooth_value, True).format(args.width, args.score_only,
+                                                                  signature)
+            for row in stats)
+    bleu = BLEU(**options, references=refs)
+    scores = [bleu.corpus_score(system, None) for system in systems]
+    if len(systems) == 1:
+        signature = bleu.get_signature().format(args.short and args.format != "json")
+        return report.single(scores[0], signature, args.format, args.width, args.score_only)
+    return report.systems(names, scores, bleu.get_signature().format(args.short), args.format,
+                          args.width)
+
+
+def _table_mode(args) -> str:
+    from . import report
+    from .score import score_from_statistics
+    from .table_scoring import score_table
+
+    if len(args.refs) != 1 or args.input:
+        raise InputError("a table is scored on its own: give one table and no -i")
+    if args.sentence_level or args.num_refs != 1:
+        raise InputError("-sl and -nr are for text files; for a table use --segments-out and "
+                         "--ref-column")
+    keys = [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
+    doc = [args.doc_column] if args.doc_column else []
+    result = score_table(args.refs[0], hyp=args.hyp_column, refs=args.ref_column or ["ref"],
+                         group_by=keys, doc=args.doc_column,
+                         tokenize_column=args.tokenize_column, segments_out=args.segments_out,
+                         null_as_empty=args.null_as_empty, encoding_errors=args.encoding_errors,
+                         progress=True if args.progress else (False if args.quiet else None),
+                         batch_size=args.batch_size, **_bleu_options(args))
+    order = args.max_ngram_order
+    rows = result.to_pylist()
+    scores = [score_from_statistics([r["sys_len"], r["ref_len"], *r["counts"], *r["totals"]],
+                                    order, args.smooth_method, args.smooth_value)
+              for r in rows]
+    short = args.short and args.format != "json"
+    signatures = [r["signature"] if not short else _shorten(r["signature"]) for r in rows]
+    if not keys and not doc:
+        return report.single(scores[0], signatures[0], args.format, args.width, args.score_only)
+    names = keys + doc
+    return report.groups(names, [tuple(r[k] for k in names) for r in rows], scores, signatures,
+                         args.format, args.width, args.score_only)
+
+
+def _shorten(signature: str) -> str:
+    from .score import BLEUSignature
+
+    abbreviations = BLEUSignature._ABBREVIATIONS
+    return "|".join(f"{abbreviations.get(k, k)}:{v}"
+                    for k, v in (pair.split(":", 1) for pair in signature.split("|")))
 
 
 def run(args) -> str:
     """Score as ``args`` say; return what to print."""
-    hyps, refs = _read_inputs(args)
-    from .bleu import BLEU  # numba starts here, once the inputs are known to be good
-
+    table_options = any([args.group_by, args.doc_column, args.segments_out, args.ref_column,
+                         args.tokenize_column, args.hyp_column != "hyp"])
+    table = table_options or (len(args.refs) == 1 and not args.input and args.num_refs == 1
+                              and not args.sentence_level and is_table_path(args.refs[0]))
     try:
-        bleu = BLEU(lowercase=args.lowercase, force=args.force, tokenize=args.tokenize,
-                    smooth_method=args.smooth_method, smooth_value=args.smooth_value,
-                    max_ngram_order=args.max_ngram_order)
+        return _table_mode(args) if table else _text_mode(args)
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None
-    score = bleu.corpus_score(hyps, refs)
-    signature = bleu.get_signature().format(args.short)
-    is_json = args.format == "json"
-    return score.format(args.width, args.score_only and not is_json, signature, is_json)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fastbleu`` console script; returns the exit status."""
-    import logging
-
-    logging.basicConfig(format="fastbleu: warning: %(message)s", level=logging.WARNING)
     args = build_parser().parse_args(argv)
+    logging.basicConfig(format="fastbleu: warning: %(message)s",
+                        level=logging.ERROR if args.quiet else logging.WARNING)
     try:
         output = run(args)
-    except (InputError, ValueError) as error:
+    except InputError as error:
         if args.debug:
             raise
         print(f"fastbleu: error: {error}", file=sys.stderr)
         return 2
-    print(output)
+    except KeyboardInterrupt:
+        print("fastbleu: interrupted; no output was written", file=sys.stderr)
+        return 130
+    try:
+        print(output)
+    except BrokenPipeError:  # e.g. | head: not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

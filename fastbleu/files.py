@@ -38,20 +38,48 @@ def _read_bytes(path: str) -> bytes:
         raise InputError(f"{path}: cannot be read ({error})") from None
 
 
-def column_from_bytes(raw: bytes, name: str = "<bytes>") -> TextColumn:
-    """Split UTF-8 bytes into lines as sacrebleu's reader does.
+def _to_utf8(raw: bytes, name: str, encoding: str, errors: str) -> bytes:
+    """The bytes as valid UTF-8: checked, or re-encoded from another encoding."""
+    is_utf8 = encoding.lower().replace("-", "").replace("_", "") == "utf8"
+    try:
+        text = raw.decode(encoding, "strict")
+    except LookupError:
+        raise InputError(f"unknown encoding {encoding!r}") from None
+    except UnicodeDecodeError as error:
+        if errors != "replace":
+            line = raw.count(b"\n", 0, error.start) + 1
+            shown = "UTF-8" if is_utf8 else encoding
+            raise InputError(f"{name}: line {line} is not valid {shown} ({error.reason} at "
+                             f"byte {error.start}); --encoding-errors replace goes on with "
+                             "U+FFFD") from None
+        text = raw.decode(encoding, "replace")
+    else:
+        if is_utf8:
+            return raw
+    return text.encode("utf-8", "surrogatepass")
+
+
+def column_from_bytes(raw: bytes, name: str = "<bytes>", encoding: str = "utf-8",
+                      errors: str = "strict") -> TextColumn:
+    """Split text bytes into lines as sacrebleu's reader does.
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's content.
+    name : str
+        The file's name, for messages.
+    encoding : str
+        Its encoding (sacrebleu's ``-e``); the column is UTF-8 in any case.
+    errors : {"strict", "replace"}
+        Whether undecodable bytes are an error or become U+FFFD.
 
     Raises
     ------
     InputError
-        If the bytes are not valid UTF-8; the message names the line.
+        If the bytes cannot be decoded; the message names the line.
     """
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = raw.count(b"\n", 0, error.start) + 1
-        raise InputError(f"{name}: line {line} is not valid UTF-8 ({error.reason} at byte "
-                         f"{error.start})") from None
+    raw = _to_utf8(raw, name, encoding, errors)
     data = np.frombuffer(raw, dtype=np.uint8)
     is_newline = data == 0x0A
     newlines = np.flatnonzero(is_newline)
@@ -63,9 +91,42 @@ def column_from_bytes(raw: bytes, name: str = "<bytes>") -> TextColumn:
     return TextColumn(data[~is_newline], offsets, None)
 
 
-def read_lines(path: str) -> TextColumn:
+def read_bytes(path: str) -> bytes:
+    """A file's bytes (``.gz`` decompressed), or an InputError that says why not."""
+    return _read_bytes(os.fspath(path))
+
+
+def read_lines(path, encoding: str = "utf-8", errors: str = "strict") -> TextColumn:
     """Read a text file (``.gz`` too) into a column, one segment per line."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     path = os.fspath(path)
-    return column_from_bytes(_read_bytes(path), path)
+    return column_from_bytes(_read_bytes(path), path, encoding, errors)
+
+
+def split_fields(column: TextColumn, name: str, count: int | None = None) -> list[list[str]]:
+    """Tab-separated fields of every line, as sacrebleu reads them.
+
+    With ``count`` (``-nr``), each right-stripped line is split into exactly
+    that many fields (the last keeps further tabs); without (several
+    systems on standard input), the first line fixes the number of fields
+    and every field is right-stripped.
+
+    Raises
+    ------
+    InputError
+        For a line with another number of fields; the message names it.
+    """
+    data = column.data
+    lines = [data[column.offsets[i]:column.offsets[i + 1]].tobytes()
+             .decode("utf-8", "surrogatepass").rstrip() for i in range(len(column))]
+    if count is None:
+        count = len(lines[0].split("\t")) if lines else 1
+        rows = [[field.rstrip() for field in line.split("\t")] for line in lines]
+    else:
+        rows = [line.split("\t", count - 1) for line in lines]
+    for number, row in enumerate(rows, 1):
+        if len(row) != count:
+            raise InputError(f"{name}: line {number} has {len(row)} tab-separated fields, "
+                             f"expected {count}")
+    return [[row[k] for row in rows] for k in range(count)]

@@ -204,3 +204,12 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
         segment_statistics(hyp.hashes, hyp.start, hyp.count, refs.hashes, refs.start,
                            refs.count, max_order, stats)
         yield stats
+
+
+def compute_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
+                       tokenizer: Tokenizer, lowercase: bool, max_order: int) -> np.ndarray:
+    """All statistics rows of :func:`iter_statistics` in one int64 array."""
+    batches = list(iter_statistics(hypotheses, references, tokenizer, lowercase, max_order))
+    if not batches:
+        return np.zeros((0, 2 + 2 * max_order), dtype=np.int64)
+    return np.concatenate(batches) if len(batches) > 1 else batches[0]

@@ -1,0 +1,92 @@
+"""Statistics rows -> sums per group: the group-by reduction.
+
+BLEU's statistics are sums, so one corpus BLEU per group (per system and
+language pair, per document ...) is a segmented sum of the per-segment rows
+followed by the score formula.  :class:`GroupSums` keeps one int64 row per
+group seen so far, in order of first appearance, and adds batch after batch
+into it; memory grows with the number of groups, not with the rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def factorize(columns) -> tuple[np.ndarray, list[tuple]]:
+    """Codes ``0..k-1`` for the distinct value combinations of some Arrow columns.
+
+    Returns the code of every row and the value tuple of every code, codes
+    numbered in order of first appearance.  Nulls are a value of their own.
+    """
+    import pyarrow.compute as pc
+
+    n = len(columns[0])
+    combined = np.zeros(n, dtype=np.int64)
+    combined_size = 1
+    per_column = []
+    for column in columns:
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        size = max(len(encoded.dictionary), 1)
+        if combined_size * size >= 1 << 62:  # renumber before the product could overflow
+            _, combined = np.unique(combined, return_inverse=True)
+            combined = combined.ravel().astype(np.int64)
+            combined_size = int(combined.max()) + 1 if n else 1
+        combined = combined * size + indices
+        combined_size *= size
+        per_column.append((encoded.dictionary.to_pylist(), indices))
+    _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    keys = [tuple(values[indices[row]] for values, indices in per_column)
+            for row in first[order]]
+    return rank[inverse.ravel()], keys
+
+
+def sum_by_code(codes: np.ndarray, rows: np.ndarray, n_codes: int) -> np.ndarray:
+    """Exact int64 sums of ``rows`` per code (a segmented sum after a stable sort)."""
+    sums = np.zeros((n_codes, rows.shape[1]), dtype=np.int64)
+    if rows.shape[0] == 0:
+        return sums
+    order = np.argsort(codes, kind="stable")
+    sorted_codes = codes[order]
+    starts = np.flatnonzero(np.r_[True, sorted_codes[1:] != sorted_codes[:-1]])
+    sums[sorted_codes[starts]] = np.add.reduceat(rows[order], starts, axis=0)
+    return sums
+
+
+class GroupSums:
+    """Statistics rows summed per group key, in order of first appearance.
+
+    Parameters
+    ----------
+    width : int
+        Columns of a statistics row (``2 + 2 * max_ngram_order``).
+    """
+
+    def __init__(self, width: int):
+        self._row_of: dict[tuple, int] = {}
+        self.keys: list[tuple] = []
+        self.sums = np.zeros((0, width), dtype=np.int64)
+
+    def add(self, codes: np.ndarray, keys: list[tuple], rows: np.ndarray) -> np.ndarray:
+        """Add a batch whose row ``i`` belongs to ``keys[codes[i]]``; return the group row of each code."""
+        target = np.empty(len(keys), dtype=np.int64)
+        for code, key in enumerate(keys):
+            row = self._row_of.get(key)
+            if row is None:
+                row = self._row_of[key] = len(self.keys)
+                self.keys.append(key)
+            target[code] = row
+        if len(self.keys) > self.sums.shape[0]:
+            grown = np.zeros((max(len(self.keys), 2 * self.sums.shape[0]), self.sums.shape[1]),
+                             dtype=np.int64)
+            grown[:self.sums.shape[0]] = self.sums
+            self.sums = grown
+        self.sums[target] += sum_by_code(codes, rows, len(keys))
+        return target
+
+    def totals(self) -> np.ndarray:
+        """The sums, one row per group in :attr:`keys` order."""
+        return self.sums[:len(self.keys)]

@@ -1,0 +1,82 @@
+"""Scores -> what the command line prints: JSON, text and LaTeX, as sacrebleu prints them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from .score import BLEUScore
+
+
+def single(score: BLEUScore, signature: str, fmt: str, width: int, score_only: bool) -> str:
+    """One system: sacrebleu's JSON object, or its one-line text (LaTeX prints the same line)."""
+    is_json = fmt == "json"
+    return score.format(width, score_only and not is_json, signature, is_json)
+
+
+def _table(header: list[str], rows: list[list[str]], fmt: str) -> str:
+    if fmt == "latex":
+        lines = ["\\begin{tabular}{" + "r" + "c" * (len(header) - 1) + "}", "\\toprule",
+                 " & ".join(header) + " \\\\", "\\midrule"]
+        lines += [" & ".join(row) + " \\\\" for row in rows]
+        lines += ["\\bottomrule", "\\end{tabular}"]
+        return "\n".join(lines)
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows)]
+
+    def line(cells):  # first column right-aligned, the others centred, as sacrebleu's table
+        return "|".join(f" {c.rjust(w) if i == 0 else c.center(w)} "
+                        for i, (c, w) in enumerate(zip(cells, widths)))
+
+    rule = "+".join("-" * (w + 2) for w in widths)
+    return "\n".join([line(header), rule] + [line(row) for row in rows])
+
+
+def _signatures(signatures: dict[str, str]) -> str:
+    lines = ["-----------------", "Metric signatures", "-----------------"]
+    lines += [f" - {name:<10} {sig}" for name, sig in signatures.items()]
+    return "\n".join(lines)
+
+
+def systems(names: list[str], scores: list[BLEUScore], signature: str, fmt: str,
+            width: int) -> str:
+    """Several systems: sacrebleu's JSON list, or a table followed by the signature."""
+    formatted = [score.format(width, score_only=True) for score in scores]
+    if fmt == "json":
+        return json.dumps([{"system": name, "BLEU": value}
+                           for name, value in zip(names, formatted)], indent=4)
+    table = _table(["System", "BLEU"], [[n, v] for n, v in zip(names, formatted)], fmt)
+    return table + "\n\n" + _signatures({"BLEU": signature})
+
+
+def groups(keys: list[str], key_values: list[tuple], scores: list[BLEUScore],
+           signatures: list[str], fmt: str, width: int, score_only: bool) -> str:
+    """One score per group: a JSON list of sacrebleu's objects with the group columns
+    first, or one text line per group."""
+    if fmt == "json":
+        records = []
+        for values, score, signature in zip(key_values, scores, signatures):
+            record = {key: _plain(value) for key, value in zip(keys, values)}
+            record.update(json.loads(score.format(width, signature=signature, is_json=True)))
+            records.append(record)
+        return json.dumps(records, indent=1, ensure_ascii=False)
+    if fmt == "latex":
+        header = keys + ["BLEU"]
+        rows = [[str(v) for v in values] + [score.format(width, score_only=True)]
+                for values, score in zip(key_values, scores)]
+        return _table(header, rows, fmt)
+    lines = []
+    for values, score, signature in zip(key_values, scores, signatures):
+        label = " ".join(f"{key}={value}" for key, value in zip(keys, values))
+        text = score.format(width, score_only, signature)
+        lines.append(f"{label}\t{text}" if label else text)
+    return "\n".join(lines)
+
+
+def _plain(value):
+    """A JSON-friendly version of a group value (numpy and Arrow scalars, dates ...)."""
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    return str(value)

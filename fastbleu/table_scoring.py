@@ -1,0 +1,374 @@
+"""Tables -> one corpus BLEU per group, in a single streaming pass.
+
+``score_table`` reads the hypothesis and reference columns of a table batch
+by batch, turns every batch into per-segment statistics with the kernels,
+adds them into per-group sums (:mod:`fastbleu.groups`) and, if asked, writes
+every segment's sentence BLEU and statistics to a Parquet file.  Memory is
+bounded by the batch and the number of groups, not by the rows.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from .bleu import BLEU
+from .files import InputError
+from .groups import GroupSums, factorize
+from .output import AtomicPath, check_writable
+from .progress import Progress
+from .score import BLEUSignature, score_from_statistics, scores_from_statistics
+from .statistics import compute_statistics
+from .tables import open_table
+from .text import TextColumn, as_text_column
+from .tokenizers import get_tokenizer
+
+logger = logging.getLogger("fastbleu")
+
+
+@dataclass
+class _Group:
+    """What a group needs for its signature besides its sums."""
+
+    tokenizer: str
+    min_refs: int
+    max_refs: int
+
+
+class _Groups:
+    """Per-group sums of statistics, with each group's tokenizer and reference counts."""
+
+    def __init__(self, width: int):
+        self.sums = GroupSums(width)
+        self.info: list[_Group] = []
+
+    def add(self, codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers):
+        target = self.sums.add(codes, key_values, stats)
+        group_of_row = target[codes]
+        for g in np.unique(target):
+            members = group_of_row == g
+            used = np.unique(tokenizer_of_row[members])
+            names = sorted({tokenizers[c] for c in used}
+                           | ({self.info[g].tokenizer} if g < len(self.info) else set()))
+            if len(names) > 1:
+                raise InputError(f"group {self.sums.keys[g]} mixes the tokenizers {names}")
+            low, high = int(refs_per_row[members].min()), int(refs_per_row[members].max())
+            if g == len(self.info):
+                self.info.append(_Group(names[0], low, high))
+            else:
+                self.info[g].min_refs = min(self.info[g].min_refs, low)
+                self.info[g].max_refs = max(self.info[g].max_refs, high)
+
+
+def _names(value, what: str) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    names = list(value)
+    if not all(isinstance(name, str) for name in names):
+        raise TypeError(f"{what} must be a column name or a list of column names")
+    return names
+
+
+def _valid_utf8(column, name: str, first_row: int, errors: str):
+    """The column, checked to be UTF-8 (or repaired with U+FFFD if ``errors="replace"``)."""
+    import pyarrow as pa
+
+    try:
+        column.validate(full=True)
+        return column
+    except pa.ArrowInvalid:
+        pass
+    raw = column.cast(pa.large_binary()).to_pylist()
+    fixed = []
+    for i, value in enumerate(raw):
+        if value is None:
+            fixed.append(None)
+            continue
+        try:
+            fixed.append(value.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            if errors != "replace":
+                raise InputError(f"column {name!r}, row {first_row + i}: not valid UTF-8 "
+                                 f"({error.reason}); --encoding-errors replace goes on with "
+                                 "U+FFFD") from None
+            fixed.append(value.decode("utf-8", "replace"))
+    return pa.array(fixed, type=pa.large_string())
+
+
+def _string_column(batch, name: str, first_row: int, errors: str):
+    import pyarrow as pa
+
+    column = batch.column(name)
+    kind = column.type
+    if pa.types.is_dictionary(kind):
+        column = column.cast(kind.value_type)
+        kind = column.type
+    if pa.types.is_string_view(kind) or pa.types.is_null(kind):
+        column = column.cast(pa.large_string())
+    elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+        raise InputError(f"column {name!r} holds {kind}, not strings")
+    return _valid_utf8(column, name, first_row, errors)
+
+
+def _reference_streams(batch, refs: list[str], first_row: int, errors: str) -> list[TextColumn]:
+    """The reference streams of a batch: one per column, or one per list position."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(refs) == 1 and (pa.types.is_list(batch.column(refs[0]).type)
+                           or pa.types.is_large_list(batch.column(refs[0]).type)):
+        lists = batch.column(refs[0])
+        lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+        width = int(lengths.max()) if lengths.size else 1
+        starts = lists.offsets.to_numpy()[:-1]
+        values = lists.flatten() if lists.offset == 0 and not lists.null_count else lists.values
+        streams = []
+        for r in range(max(width, 1)):
+            has = lengths > r
+            taken = values.take(pa.array(np.where(has, starts + r, 0)))
+            column = pc.if_else(pa.array(has), taken, pa.scalar(None, taken.type))
+            batch_like = pa.RecordBatch.from_arrays([column], [refs[0]])
+            streams.append(as_text_column(_string_column(batch_like, refs[0], first_row, errors),
+                                          refs[0], allow_null=True))
+        return streams
+    return [as_text_column(_string_column(batch, name, first_row, errors), name,
+                           allow_null=True) for name in refs]
+
+
+def _batch_statistics(batch, hyp, refs, tokenize_column, bleu, first_row, null_as_empty,
+                      encoding_errors):
+    """Statistics of one record batch, with each row's reference count and tokenizer."""
+    import pyarrow as pa
+
+    n = batch.num_rows
+    hyp_column = _string_column(batch, hyp, first_row, encoding_errors)
+    if hyp_column.null_count:
+        if not null_as_empty:
+            row = int(np.flatnonzero(~np.asarray(hyp_column.is_valid()))[0])
+            raise InputError(f"column {hyp!r}, row {first_row + row}: the hypothesis is null "
+                             "(--null-as-empty takes it as empty)")
+        hyp_column = hyp_column.fill_null("")
+    streams = _reference_streams(batch, refs, first_row, encoding_errors)
+    present = np.stack([np.ones(n, bool) if s.valid is None else s.valid for s in streams])
+    refs_per_row = present.sum(axis=0)
+    if (refs_per_row == 0).any():
+        row = int(np.flatnonzero(refs_per_row == 0)[0])
+        raise InputError(f"row {first_row + row}: every reference is null")
+
+    if tokenize_column is None:
+        tokenizer_of_row, tokenizers = np.zeros(n, dtype=np.int64), [bleu.tokenizer.name]
+    else:
+        tokenizer_of_row, values = factorize([batch.column(tokenize_column)])
+        tokenizers = [value[0] for value in values]
+    order = bleu.max_ngram_order
+    stats = np.empty((n, 2 + 2 * order), dtype=np.int64)
+    for code, name in enumerate(tokenizers):
+        try:
+            tokenizer = get_tokenizer(name)
+        except (TypeError, ValueError) as error:
+            raise InputError(f"column {tokenize_column!r}: {error}") from None
+        rows = np.flatnonzero(tokenizer_of_row == code)
+        if rows.size == n:
+            part_hyps, part_refs = as_text_column(hyp_column, hyp), streams
+        else:
+            take = pa.array(rows)
+            part_hyps = as_text_column(hyp_column.take(take), hyp)
+            part_refs = _reference_streams(batch.take(take), refs, first_row, encoding_errors)
+        stats[rows] = compute_statistics(part_hyps, part_refs, tokenizer, bleu.lowercase, order)
+    return stats, refs_per_row, tokenizer_of_row, tokenizers
+
+
+def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
+                *, tokenize_column: str | None = None, segments_out: str | None = None,
+                null_as_empty: bool = False, encoding_errors: str = "strict",
+                progress: bool | None = False, batch_size: int = 1 << 16, **bleu_options):
+    """Corpus BLEU per group of a table, in one streaming pass.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, pyarrow.Table, pandas.DataFrame or polars.DataFrame
+        A Parquet file, directory or glob; a CSV, TSV or JSON Lines file; or
+        a table in memory.
+    hyp : str
+        The hypothesis column.
+    refs : str or list of str
+        Reference columns (a null is a missing reference), or one
+        ``list<string>`` column holding a variable number of references.
+    group_by : str or list of str, optional
+        Columns whose value combinations each get a corpus BLEU (e.g.
+        ``["system", "pair"]``); without, the whole table is one corpus.
+    doc : str, optional
+        A document column: every document of every group gets its own BLEU
+        from its summed statistics (document-level BLEU).
+    tokenize_column : str, optional
+        A column naming each row's tokenizer; a group must use only one.
+    segments_out : str, optional
+        A Parquet file to write every segment's sentence BLEU to (with
+        effective order, as sacrebleu's sentence level does), its statistics,
+        its row number and its group and document values.  Written atomically.
+    null_as_empty : bool
+        Take a null hypothesis as an empty one instead of failing.
+    encoding_errors : {"strict", "replace"}
+        What to do with text that is not valid UTF-8.
+    progress : bool or None
+        Show a progress line on standard error (None: only on a terminal).
+    batch_size : int
+        Rows per record batch.
+    **bleu_options
+        :class:`fastbleu.BLEU`'s arguments (``tokenize``, ``lowercase``,
+        ``smooth_method`` ...).
+
+    Returns
+    -------
+    pyarrow.Table
+        The group (and document) columns, then ``score, bp, ratio, sys_len,
+        ref_len, counts, totals, precisions, signature``.  ``counts`` and
+        ``totals`` are the summed statistics (without ``add-k``'s added k).
+
+    Raises
+    ------
+    fastbleu.files.InputError
+        For a missing file or column, a null hypothesis, a row without any
+        reference, text that is not UTF-8, or an unwritable ``segments_out``.
+    """
+    refs = _names(refs, "refs")
+    if not refs:
+        raise ValueError("refs must name at least one reference column")
+    keys = _names(group_by, "group_by") + _names(doc, "doc")
+    if encoding_errors not in ("strict", "replace"):
+        raise ValueError(f"encoding_errors must be 'strict' or 'replace', got {encoding_errors!r}")
+    bleu = BLEU(**bleu_options)
+    order = bleu.max_ngram_order
+    columns = [hyp, *refs, *keys] + ([tokenize_column] if tokenize_column else [])
+    if segments_out is not None:
+        check_writable(segments_out)
+    table = open_table(source, columns, batch_size)
+
+    groups = _Groups(2 + 2 * order)
+    key_types = {}
+    meter = Progress(table.total_rows, progress)
+    segments = _SegmentWriter(segments_out, keys, bleu) if segments_out is not None else None
+    rows_done = 0
+    try:
+        for batch in table.batches():
+            if batch.num_rows == 0:
+                continue
+            stats, refs_per_row, tokenizer_of_row, tokenizers = _batch_statistics(
+                batch, hyp, refs, tokenize_column, bleu, rows_done, null_as_empty,
+                encoding_errors)
+            if keys:
+                key_types = key_types or {k: batch.schema.field(k).type for k in keys}
+                codes, key_values = factorize([batch.column(k) for k in keys])
+            else:
+                codes, key_values = np.zeros(batch.num_rows, dtype=np.int64), [()]
+            groups.add(codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers)
+            if segments is not None:
+                segments.write(batch, stats, rows_done)
+            rows_done += batch.num_rows
+            meter.update(batch.num_rows)
+        if segments is not None:
+            segments.commit()
+    except BaseException:
+        if segments is not None:
+            segments.discard()
+        raise
+    finally:
+        meter.close()
+
+    if rows_done == 0:
+        logger.warning("the table has no rows; its BLEU is 0.0")
+        if not keys:  # the whole (empty) table is one corpus
+            groups.sums.add(np.zeros(0, dtype=np.int64), [()],
+                            np.zeros((0, 2 + 2 * order), dtype=np.int64))
+            groups.info.append(_Group(bleu.tokenizer.name, len(refs), len(refs)))
+    return _results(groups, keys, key_types, bleu)
+
+
+def _results(groups: _Groups, keys: list[str], key_types: dict, bleu: BLEU):
+    """The result table: group columns, then the scores of each group."""
+    import pyarrow as pa
+
+    order = bleu.max_ngram_order
+    records = {"score": [], "bp": [], "ratio": [], "sys_len": [], "ref_len": [],
+               "counts": [], "totals": [], "precisions": [], "signature": []}
+    for row, group in zip(groups.sums.totals(), groups.info):
+        score = score_from_statistics(row, order, bleu.smooth_method, bleu.smooth_value,
+                                      bleu.effective_order)
+        num_refs = group.min_refs if group.min_refs == group.max_refs else -1
+        signature = BLEUSignature(num_refs, bleu.lowercase, bleu.effective_order,
+                                  get_tokenizer(group.tokenizer).signature, bleu.smooth_method,
+                                  bleu.smooth_value)
+        for name, value in (("score", score.score), ("bp", score.bp),
+                            ("ratio", float(score.ratio)), ("sys_len", score.sys_len),
+                            ("ref_len", score.ref_len), ("counts", row[2:2 + order].tolist()),
+                            ("totals", row[2 + order:].tolist()),
+                            ("precisions", score.precisions),
+                            ("signature", signature.format())):
+            records[name].append(value)
+    types = {"score": pa.float64(), "bp": pa.float64(), "ratio": pa.float64(),
+             "sys_len": pa.int64(), "ref_len": pa.int64(), "counts": pa.list_(pa.int64()),
+             "totals": pa.list_(pa.int64()), "precisions": pa.list_(pa.float64()),
+             "signature": pa.string()}
+    arrays = []
+    for i, name in enumerate(keys):
+        kind = key_types.get(name, pa.large_string())
+        if pa.types.is_dictionary(kind):
+            kind = kind.value_type
+        arrays.append(pa.array([key[i] for key in groups.sums.keys], type=kind))
+    arrays += [pa.array(values, type=types[name]) for name, values in records.items()]
+    return pa.Table.from_arrays(arrays, names=keys + list(records))
+
+
+class _SegmentWriter:
+    """Per-segment results streamed to a Parquet file that appears only when complete."""
+
+    def __init__(self, path: str, keys: list[str], bleu: BLEU):
+        self.output = AtomicPath(path)
+        self.keys = keys
+        self.bleu = bleu
+        self.writer = None
+
+    def _schema(self, batch=None):
+        import pyarrow as pa
+
+        order = self.bleu.max_ngram_order
+        fields = [pa.field("row", pa.int64())]
+        fields += [batch.schema.field(k) if batch is not None else pa.field(k, pa.large_string())
+                   for k in self.keys]
+        fields += [pa.field(name, pa.float64() if name == "sentence_bleu" else pa.int64())
+                   for name in ["sentence_bleu", "hyp_len", "ref_len"]
+                   + [f"match_{m + 1}" for m in range(order)]
+                   + [f"total_{m + 1}" for m in range(order)]]
+        return pa.schema(fields)
+
+    def write(self, batch, stats, first_row: int) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        bleu = self.bleu
+        sentence = scores_from_statistics(stats, bleu.max_ngram_order, bleu.smooth_method,
+                                          bleu.smooth_value, effective_order=True)
+        arrays = [pa.array(np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))]
+        arrays += [batch.column(k) for k in self.keys]
+        arrays += [pa.array(sentence)] + [pa.array(stats[:, c]) for c in range(stats.shape[1])]
+        schema = self._schema(batch)
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.output.temporary, schema)
+        self.writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
+
+    def commit(self) -> None:
+        import pyarrow.parquet as pq
+
+        if self.writer is None:  # no rows: still a valid, empty file
+            self.writer = pq.ParquetWriter(self.output.temporary, self._schema())
+        self.writer.close()
+        self.output.commit()
+
+    def discard(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.output.discard()
