@@ -183,15 +183,18 @@ class References:
 
 def iter_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
                     tokenizer: Tokenizer, lowercase: bool, max_order: int,
-                    batch_size: int = BATCH_SIZE) -> Iterator[np.ndarray]:
+                    batch_size: int = BATCH_SIZE,
+                    buffers: tuple[HashBuffer, HashBuffer] | None = None
+                    ) -> Iterator[np.ndarray]:
     """Yield the statistics rows of consecutive batches of segments.
 
     ``references`` is either a cached :class:`References` or the reference
     streams as text, which are then tokenized batch by batch with the
-    hypotheses.
+    hypotheses.  ``buffers`` (hypothesis, reference) lets a caller that
+    streams a table reuse the hash scratch across its own batches.
     """
     n = len(hypotheses)
-    hyp_buffer, ref_buffer = HashBuffer(), HashBuffer()
+    hyp_buffer, ref_buffer = buffers or (HashBuffer(), HashBuffer())
     for first in range(0, n, batch_size):
         last = min(n, first + batch_size)
         hyp = tokenize(hypotheses.slice(first, last), tokenizer, lowercase, hyp_buffer)
@@ -207,9 +210,11 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
 
 
 def compute_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
-                       tokenizer: Tokenizer, lowercase: bool, max_order: int) -> np.ndarray:
+                       tokenizer: Tokenizer, lowercase: bool, max_order: int,
+                       buffers: tuple[HashBuffer, HashBuffer] | None = None) -> np.ndarray:
     """All statistics rows of :func:`iter_statistics` in one int64 array."""
-    batches = list(iter_statistics(hypotheses, references, tokenizer, lowercase, max_order))
+    batches = list(iter_statistics(hypotheses, references, tokenizer, lowercase, max_order,
+                                   buffers=buffers))
     if not batches:
         return np.zeros((0, 2 + 2 * max_order), dtype=np.int64)
     return np.concatenate(batches) if len(batches) > 1 else batches[0]

@@ -20,7 +20,7 @@ from .groups import GroupSums, factorize
 from .output import AtomicPath, check_writable
 from .progress import Progress
 from .score import BLEUSignature, score_from_statistics, scores_from_statistics
-from .statistics import compute_statistics
+from .statistics import HashBuffer, compute_statistics
 from .tables import open_table
 from .text import TextColumn, as_text_column
 from .tokenizers import get_tokenizer
@@ -140,7 +140,7 @@ def _reference_streams(batch, refs: list[str], first_row: int, errors: str) -> l
 
 
 def _batch_statistics(batch, hyp, refs, tokenize_column, bleu, first_row, null_as_empty,
-                      encoding_errors):
+                      encoding_errors, buffers):
     """Statistics of one record batch, with each row's reference count and tokenizer."""
     import pyarrow as pa
 
@@ -178,7 +178,8 @@ def _batch_statistics(batch, hyp, refs, tokenize_column, bleu, first_row, null_a
             take = pa.array(rows)
             part_hyps = as_text_column(hyp_column.take(take), hyp)
             part_refs = _reference_streams(batch.take(take), refs, first_row, encoding_errors)
-        stats[rows] = compute_statistics(part_hyps, part_refs, tokenizer, bleu.lowercase, order)
+        stats[rows] = compute_statistics(part_hyps, part_refs, tokenizer, bleu.lowercase, order,
+                                         buffers)
     return stats, refs_per_row, tokenizer_of_row, tokenizers
 
 
@@ -252,6 +253,7 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
     key_types = {}
     meter = Progress(table.total_rows, progress)
     segments = _SegmentWriter(segments_out, keys, bleu) if segments_out is not None else None
+    buffers = (HashBuffer(), HashBuffer())
     rows_done = 0
     try:
         for batch in table.batches():
@@ -259,7 +261,7 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
                 continue
             stats, refs_per_row, tokenizer_of_row, tokenizers = _batch_statistics(
                 batch, hyp, refs, tokenize_column, bleu, rows_done, null_as_empty,
-                encoding_errors)
+                encoding_errors, buffers)
             if keys:
                 key_types = key_types or {k: batch.schema.field(k).type for k in keys}
                 codes, key_values = factorize([batch.column(k) for k in keys])
