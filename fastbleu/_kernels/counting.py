@@ -17,11 +17,11 @@ the shorter (sacrebleu's ``_get_closest_ref_len``).
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .hashing import extend_key, table_slot
+from .threads import for_chunks
 
-_CHUNK = 256
 _MIN_BITS = 6
 # Columns of the n-gram table; one row per n-gram, so a probe touches one cache line.
 _KEY = 0  # the n-gram key's bits
@@ -138,7 +138,6 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                     out[i, 2 + m] += 1
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def segment_statistics(hyp_hashes, hyp_start, hyp_count,
                        ref_hashes, ref_start, ref_count, max_order, out):
     """Fill ``out[i]`` with the statistics of segment ``i``.
@@ -147,11 +146,7 @@ def segment_statistics(hyp_hashes, hyp_start, hyp_count,
     reference ``r`` of segment ``i`` likewise with ``ref_start[r, i]`` and
     ``ref_count[r, i]``, where a count below zero marks a missing reference.
     Every segment must have at least one reference.  Chunks of segments run
-    in parallel, each with its own table.
+    on several threads, each with its own table.
     """
-    n = hyp_start.size
-    n_chunks = (n + _CHUNK - 1) // _CHUNK
-    for chunk in prange(n_chunks):
-        _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
-                          ref_count, max_order, out, chunk * _CHUNK,
-                          min(n, (chunk + 1) * _CHUNK))
+    for_chunks(_chunk_statistics, hyp_start.size, hyp_hashes, hyp_start, hyp_count,
+               ref_hashes, ref_start, ref_count, max_order, out)

@@ -24,7 +24,9 @@ Counts are int64 and are converted to float64 exactly (they stay far below
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
+
+from .threads import for_chunks
 
 SMOOTH_NONE = 0
 SMOOTH_FLOOR = 1
@@ -97,14 +99,16 @@ def bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
     return bp * math.exp(log_sum / eff_order), bp
 
 
-@njit(cache=True, nogil=True, parallel=True)
-def bleu_per_row(stats, max_order, smooth, smooth_value, effective_order,
-                 compensated, out):
-    """``out[i]`` = BLEU of statistics row ``i`` (sentence BLEU)."""
-    n = stats.shape[0]
-    n_chunks = (n + 1023) // 1024
-    for chunk in prange(n_chunks):
-        precisions = np.empty(max_order, dtype=np.float64)
-        for i in range(chunk * 1024, min(n, (chunk + 1) * 1024)):
-            out[i] = bleu_from_row(stats[i], max_order, smooth, smooth_value,
-                                   effective_order, compensated, precisions)[0]
+@njit(cache=True, nogil=True)
+def _chunk_scores(stats, max_order, smooth, smooth_value, effective_order, compensated, out,
+                  first, last):
+    precisions = np.empty(max_order, dtype=np.float64)
+    for i in range(first, last):
+        out[i] = bleu_from_row(stats[i], max_order, smooth, smooth_value, effective_order,
+                               compensated, precisions)[0]
+
+
+def bleu_per_row(stats, max_order, smooth, smooth_value, effective_order, compensated, out):
+    """``out[i]`` = BLEU of statistics row ``i`` (sentence BLEU), on several threads."""
+    for_chunks(_chunk_scores, stats.shape[0], stats, max_order, smooth, smooth_value,
+               effective_order, compensated, out)

@@ -43,9 +43,10 @@ pass.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .hashing import FNV_OFFSET, finish, fnv_step
+from .threads import for_chunks
 
 TOKENIZE_NONE = 0
 TOKENIZE_13A = 1
@@ -101,7 +102,6 @@ _QUOT = np.frombuffer(b'"', dtype=np.uint8)
 _AMP = np.frombuffer(b"&", dtype=np.uint8)
 _LT = np.frombuffer(b"<", dtype=np.uint8)
 _GT = np.frombuffer(b">", dtype=np.uint8)
-_CHUNK = 512
 
 
 @njit(cache=True, nogil=True)
@@ -152,31 +152,16 @@ def _rstrip_end(buf, start, end):
 
 
 @njit(cache=True, nogil=True)
-def _tokens_13a(buf, start, end, out, pos):
-    """13a's tokens of ``buf[start:end]`` as hashes at ``out[pos:]``; their number.
-
-    Returns -1, having written garbage, when the segment holds a byte that
-    13a's replacements look at (``<``, ``&``, newline); the caller then
-    preprocesses it and calls :func:`_tokens_13a_preprocessed`.
-    """
-    return _split_tokens(buf, start, end, out, pos, _CLASS_13A_RAW)
-
-
-@njit(cache=True, nogil=True)
-def _tokens_13a_preprocessed(buf, start, end, out, pos):
-    """13a's tokens of a segment that went through :func:`_preprocess_13a`."""
-    return _split_tokens(buf, start, end, out, pos, _CLASS_13A)
-
-
-@njit(cache=True, nogil=True)
-def _tokens_none(buf, start, end, out, pos):
-    """``str.split()``: the 13a scanner with a class table where only whitespace is special."""
-    return _split_tokens(buf, start, end, out, pos, _CLASS_SPLIT)
-
-
-@njit(cache=True, nogil=True)
 def _split_tokens(buf, start, end, out, pos, classes):
-    """Split at whitespace and, as ``classes`` says, at 13a's punctuation rules."""
+    """Tokens of ``buf[start:end]`` as hashes at ``out[pos:]``; their number.
+
+    ``classes`` decides the tokenizer: ``_CLASS_SPLIT`` is ``str.split()``
+    (only whitespace is special), ``_CLASS_13A`` is 13a on a preprocessed
+    segment, and ``_CLASS_13A_RAW`` is 13a on a segment as it comes, which
+    returns -1 (having written garbage) as soon as it meets a byte that 13a's
+    replacements look at (``<``, ``&``, newline): the caller then
+    preprocesses the segment and scans it again with ``_CLASS_13A``.
+    """
     count = 0
     in_token = False
     h = FNV_OFFSET  # FNV state of the token being built
@@ -326,32 +311,27 @@ def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, first, last):
         start = offsets[i]
         end = _rstrip_end(data, start, offsets[i + 1])
         pos = start - base
-        if kind == TOKENIZE_NONE:
-            out_count[i] = _tokens_none(data, start, end, out_hashes, pos)
-        elif kind == TOKENIZE_CHAR:
+        if kind == TOKENIZE_CHAR:
             out_count[i] = _tokens_char(data, start, end, out_hashes, pos)
-        else:
-            count = _tokens_13a(data, start, end, out_hashes, pos)
-            if count < 0:
-                length = end - start
-                if scratch.size < length:
-                    scratch = np.empty(2 * length, dtype=np.uint8)
-                scratch[:length] = data[start:end]
-                length = _preprocess_13a(scratch, length)
-                count = _tokens_13a_preprocessed(scratch, 0, length, out_hashes, pos)
-            out_count[i] = count
+            continue
+        classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
+        count = _split_tokens(data, start, end, out_hashes, pos, classes)
+        if count < 0:
+            length = end - start
+            if scratch.size < length:
+                scratch = np.empty(2 * length, dtype=np.uint8)
+            scratch[:length] = data[start:end]
+            length = _preprocess_13a(scratch, length)
+            count = _split_tokens(scratch, 0, length, out_hashes, pos, _CLASS_13A)
+        out_count[i] = count
 
 
-@njit(cache=True, nogil=True, parallel=True)
 def tokenize_column(data, offsets, kind, out_hashes, out_count):
     """Tokenize every segment of a string column into token hashes.
 
     Segment ``i`` is ``data[offsets[i]:offsets[i + 1]]``; its hashes go to
     ``out_hashes[offsets[i] - offsets[0]:]`` and their number to
     ``out_count[i]``.  ``out_hashes`` needs ``offsets[-1] - offsets[0]`` slots.
+    Chunks of segments run on several threads.
     """
-    n = offsets.size - 1
-    n_chunks = (n + _CHUNK - 1) // _CHUNK
-    for chunk in prange(n_chunks):
-        _tokenize_chunk(data, offsets, kind, out_hashes, out_count, chunk * _CHUNK,
-                        min(n, (chunk + 1) * _CHUNK))
+    for_chunks(_tokenize_chunk, offsets.size - 1, data, offsets, kind, out_hashes, out_count)

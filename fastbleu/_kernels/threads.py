@@ -1,0 +1,40 @@
+"""Run a chunk kernel over chunks of segments on a pool of threads.
+
+The kernels are compiled with ``nogil=True``, so Python threads run them in
+parallel.  This replaces numba's ``parallel=True``/``prange``: the result is
+the same (each chunk writes only its own rows), but a parallel kernel costs
+about 3 s more to compile for every kernel, and that compile time is part of
+the user's first run.  The number of threads follows numba's setting
+(``NUMBA_NUM_THREADS``, default: the number of CPUs).
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+
+_MIN_CHUNK = 4096
+_pool: ThreadPoolExecutor | None = None
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
+                                   thread_name_prefix="fastbleu")
+    return _pool
+
+
+def for_chunks(kernel, n: int, *args) -> None:
+    """Call ``kernel(*args, first, last)`` on chunks covering ``range(n)``, in parallel."""
+    threads = numba.config.NUMBA_NUM_THREADS
+    if threads <= 1 or n < 2 * _MIN_CHUNK:
+        kernel(*args, 0, n)
+        return
+    pieces = min(4 * threads, max(1, n // _MIN_CHUNK))
+    bounds = [n * k // pieces for k in range(pieces + 1)]
+    futures = [_executor().submit(kernel, *args, bounds[k], bounds[k + 1])
+               for k in range(pieces)]
+    for future in futures:
+        future.result()
