@@ -74,11 +74,6 @@ def _fractions(numerators, denominators):
     return [Fraction(int(m), int(d), _normalize=False) for m, d in zip(numerators, denominators)]
 
 
-def _check_flag(auto_reweigh):
-    if not isinstance(auto_reweigh, (bool, np.bool_, int)):
-        raise TypeError(f"auto_reweigh must be a bool, not {type(auto_reweigh).__name__}")
-
-
 def _check_smoothing(smoothing_function):
     if smoothing_function and not callable(smoothing_function):
         raise TypeError("smoothing_function must be callable, e.g. SmoothingFunction().method1, "
@@ -154,7 +149,6 @@ def corpus_bleu(list_of_references, hypotheses, weights=_UNIFORM_4, smoothing_fu
 def _corpus_bleu(segments, weights, smoothing_function, auto_reweigh, caller):
     weights = _weight_list(weights)
     _check_smoothing(smoothing_function)
-    _check_flag(auto_reweigh)
     max_weight_length = max(len(weight) for weight in weights)
     if max_weight_length == 0:
         return _zero(weights)  # NLTK never counts anything then
@@ -268,7 +262,6 @@ def sentence_bleu_many(list_of_references, hypotheses, weights=_UNIFORM_4,
     segments = prepare(list_of_references, hypotheses)
     weights = _weight_list(weights)
     _check_smoothing(smoothing_function)
-    _check_flag(auto_reweigh)
     n_segments = len(segments)
     scores = np.zeros((n_segments, len(weights)), dtype=np.float64)
     shape = (n_segments,) if len(weights) == 1 else scores.shape

@@ -62,7 +62,7 @@ class Fraction(_Fraction):
 
 
 def ngrams(sequence, n: int):
-    """The n-grams of ``sequence`` as tuples, left to right (``nltk.util.ngrams`` without padding)."""
+    """The n-grams of ``sequence`` as tuples, left to right (``nltk.util.ngrams``, unpadded)."""
     items = list(sequence)
     return zip(*(items[i:] for i in range(n)))
 

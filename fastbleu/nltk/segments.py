@@ -27,14 +27,14 @@ from typing import Any, Callable
 
 import numpy as np
 
-__all__ = ["Segments", "prepare", "is_arrow"]
+from .._kernels.hashing import _MIX_1, _MIX_2
 
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
+__all__ = ["Segments", "prepare", "is_arrow"]
 
 
 def _keys(ids: np.ndarray) -> np.ndarray:
-    """Token keys for dense token numbers: splitmix64's finaliser of ``id + 1``."""
+    """Token keys for dense token numbers: splitmix64's finaliser of ``id + 1``
+    (``fastbleu._kernels.hashing.finish``, vectorized)."""
     h = ids.astype(np.uint64)
     h += np.uint64(1)
     h ^= h >> np.uint64(30)
@@ -73,27 +73,12 @@ class Segments:
         ``match_n`` is NLTK's modified precision numerator; ``total_n`` is the
         number of hypothesis n-grams (NLTK's denominator is ``max(1, total_n)``).
         """
-        import numba
-
-        from .._kernels import counting
+        from .._kernels.counting import segment_statistics
 
         out = np.empty((len(self), 2 + 2 * max_order), dtype=np.int64)
-        if not len(self):
-            return out
-        # The kernel hands out chunks of segments to its threads; with fewer
-        # chunks than threads the idle ones only cost their wake-up (about
-        # 0.2-1 ms a call here, against 7 us for one segment on one thread).
-        chunks = -(-len(self) // getattr(counting, "_CHUNK", 256))
-        threads = numba.get_num_threads()
-        if chunks < threads:
-            numba.set_num_threads(chunks)
-        try:
-            counting.segment_statistics(self.hyp_keys, self.hyp_start, self.hyp_count,
-                                        self.ref_keys, self.ref_start, self.ref_count,
-                                        max_order, out)
-        finally:
-            if chunks < threads:
-                numba.set_num_threads(threads)
+        if len(self):
+            segment_statistics(self.hyp_keys, self.hyp_start, self.hyp_count, self.ref_keys,
+                               self.ref_start, self.ref_count, max_order, out)
         return out
 
 
@@ -162,6 +147,8 @@ def _diagnose_python(list_of_references, hypotheses, sentence: bool) -> Exceptio
 
 
 def _from_python(list_of_references, hypotheses, sentence: bool) -> Segments:
+    # Positional access later on (a pandas Series would index by label).
+    hypotheses, list_of_references = list(hypotheses), list(list_of_references)
     n = len(hypotheses)
     vocabulary: defaultdict = defaultdict()
     vocabulary.default_factory = vocabulary.__len__  # a new token gets the next number
@@ -195,7 +182,8 @@ def _from_python(list_of_references, hypotheses, sentence: bool) -> Segments:
         what = "references" if sentence else f"list_of_references[{i}]"
         raise ValueError(f"{what} is empty: every hypothesis needs at least one reference")
     ref_start, ref_count = _reference_layout(n_refs, ref_len, ref_first)
-    return Segments(_keys(hyp_ids), _starts(hyp_count), hyp_count, _keys(ref_ids),
+    keys = _keys(np.arange(len(vocabulary)))  # one key per distinct token
+    return Segments(keys[hyp_ids], _starts(hyp_count), hyp_count, keys[ref_ids],
                     ref_start, ref_count,
                     lambda i: (list_of_references[i], hypotheses[i]))
 
@@ -258,8 +246,8 @@ def _dense_ids(value_arrays) -> np.ndarray:
 
     values = pa.concat_arrays(value_arrays) if value_arrays else pa.array([], pa.large_string())
     if len(values) == 0:
-        return np.zeros(0, dtype=np.int64)
-    return pc.dictionary_encode(values).indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        return np.zeros(0, dtype=np.intp)
+    return pc.dictionary_encode(values).indices.to_numpy(zero_copy_only=False)
 
 
 def _from_arrow(list_of_references, hypotheses, sentence: bool) -> Segments:
@@ -335,7 +323,7 @@ def _from_arrow(list_of_references, hypotheses, sentence: bool) -> Segments:
             references = [s[i].as_py() for s in streams if s[i].is_valid]
             return references, hypotheses[i].as_py()
 
-    keys = _keys(ids)
+    keys = _keys(np.arange(int(ids.max()) + 1 if ids.size else 0))[ids]
     n_hyp_tokens = len(hyp_values)
     return Segments(keys[:n_hyp_tokens], _starts(hyp_count), hyp_count, keys[n_hyp_tokens:],
                     ref_start, ref_count, segment)
