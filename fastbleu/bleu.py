@@ -6,8 +6,9 @@ import logging
 from collections.abc import Sequence
 
 import numpy as np
-from .score import (SMOOTH_DEFAULTS, BLEUScore, BLEUSignature, score_from_statistics,
-                    scores_from_statistics, validate_smoothing)
+from ._kernels.counting import MAX_AVERAGED_REFERENCES
+from .score import (REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, BLEUSignature,
+                    score_from_statistics, scores_from_statistics, validate_smoothing)
 from .statistics import (References, check_references, compute_statistics, iter_statistics,
                          reference_presence)
 from .text import TextColumn, as_text_column
@@ -69,6 +70,17 @@ class BLEU:
     references : list of sequences of str, optional
         Reference streams to tokenize once and reuse for every
         ``corpus_score(hyps, None)`` call.
+    ref_length : {"closest", "shortest", "average"}
+        The brevity penalty's reference length per segment: the closest to
+        the hypothesis, ties to the shorter (sacrebleu, NLTK; the default),
+        the shortest (the original IBM script, HF evaluate's ``bleu``) or
+        the mean of the references (at most 16).  Not a sacrebleu option;
+        the signature names it when it is not the default.
+    weights : sequence of float, optional
+        Weights of the n-gram orders (``max_ngram_order`` of them), giving
+        ``BP * exp(sum w_n log p_n / sum w_n)`` over the orders in use
+        (Papineni et al., 2002).  The default is sacrebleu's uniform mean.
+        Not a sacrebleu option; the signature names it when given.
     """
 
     SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
@@ -78,8 +90,12 @@ class BLEU:
     def __init__(self, lowercase: bool = False, force: bool = False, tokenize: str | None = None,
                  smooth_method: str = "exp", smooth_value: float | None = None,
                  max_ngram_order: int = MAX_NGRAM_ORDER, effective_order: bool = False,
-                 trg_lang: str = "", references: Sequence[Sequence[str]] | None = None):
+                 trg_lang: str = "", references: Sequence[Sequence[str]] | None = None,
+                 ref_length: str = "closest", weights: Sequence[float] | None = None):
         validate_smoothing(smooth_method, smooth_value)
+        if ref_length not in REF_LENGTHS:
+            raise ValueError(f"unknown ref_length {ref_length!r}; choose one of "
+                             f"{', '.join(REF_LENGTHS)}")
         if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)):
             raise TypeError(f"max_ngram_order must be an int, got {type(max_ngram_order).__name__}")
         if max_ngram_order < 1:
@@ -91,6 +107,8 @@ class BLEU:
         self.smooth_value = smooth_value
         self.max_ngram_order = int(max_ngram_order)
         self.effective_order = bool(effective_order)
+        self.ref_length = ref_length
+        self.weights = None if weights is None else self._check_weights(weights)
         if tokenize is None:
             tokenize = TRG_LANG_TOKENIZERS.get(trg_lang, DEFAULT_TOKENIZER)
         else:
@@ -107,8 +125,28 @@ class BLEU:
         self._ref_cache: References | None = None
         if references is not None:
             streams = _reference_streams(references, None)
-            self.num_refs = check_references(reference_presence(streams))
+            self.num_refs = self._check_references(streams)
             self._ref_cache = References.cached(streams, self.tokenizer, self.lowercase)
+
+    def _check_weights(self, weights) -> tuple[float, ...]:
+        if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+            raise TypeError("weights must be a sequence of numbers, one per n-gram order")
+        if len(weights) != self.max_ngram_order:
+            raise ValueError(f"weights has {len(weights)} values but max_ngram_order is "
+                             f"{self.max_ngram_order}")
+        values = tuple(float(w) for w in weights)
+        if any(not np.isfinite(w) or w < 0 for w in values) or values[0] <= 0:
+            raise ValueError("weights must be finite and non-negative, with a positive "
+                             "unigram weight")
+        return values
+
+    def _check_references(self, streams) -> int:
+        present = reference_presence(streams)
+        if self.ref_length == "average" and present.sum(axis=0).max(initial=0) > \
+                MAX_AVERAGED_REFERENCES:
+            raise ValueError(f"ref_length='average' takes at most {MAX_AVERAGED_REFERENCES} "
+                             "references per segment")
+        return check_references(present)
 
     # -- statistics --------------------------------------------------------------------
 
@@ -116,7 +154,7 @@ class BLEU:
         hyps = as_text_column(hypotheses, "hypotheses")
         if references is not None and len(references) > 0:
             streams = _reference_streams(references, len(hyps))
-            self.num_refs = check_references(reference_presence(streams))
+            self.num_refs = self._check_references(streams)
             return hyps, streams
         if self._ref_cache is None:
             raise RuntimeError("No references provided and the cache is empty.")
@@ -165,13 +203,30 @@ class BLEU:
         """
         hyps, refs = self._statistics(hypotheses, references)
         return compute_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                  self.max_ngram_order)
+                                  self.max_ngram_order, ref_length=self._ref_length_code)
+
+    @property
+    def _ref_length_code(self) -> int:
+        return REF_LENGTHS[self.ref_length]
 
     # -- scores ------------------------------------------------------------------------
 
     def _score(self, stats) -> BLEUScore:
         return score_from_statistics(stats, self.max_ngram_order, self.smooth_method,
-                                     self.smooth_value, self.effective_order)
+                                     self.smooth_value, self.effective_order, self.weights,
+                                     self.ref_length)
+
+    def _scores(self, stats, effective_order: bool | None = None) -> np.ndarray:
+        if effective_order is None:
+            effective_order = self.effective_order
+        return scores_from_statistics(stats, self.max_ngram_order, self.smooth_method,
+                                      self.smooth_value, effective_order, self.weights,
+                                      self.ref_length)
+
+    def _signature(self, num_refs: int, tokenizer_signature: str) -> BLEUSignature:
+        return BLEUSignature(num_refs, self.lowercase, self.effective_order, tokenizer_signature,
+                             self.smooth_method, self.smooth_value, self.n_bootstrap, self.seed,
+                             self.ref_length, self.weights)
 
     def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> BLEUScore:
         """Corpus BLEU: the statistics of all segments summed, then scored.
@@ -195,7 +250,7 @@ class BLEU:
         hyps, refs = self._statistics(hypotheses, references)
         total = np.zeros(2 + 2 * self.max_ngram_order, dtype=np.int64)
         for stats in iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                     self.max_ngram_order):
+                                     self.max_ngram_order, ref_length=self._ref_length_code):
             total += stats.sum(axis=0)
         return self._score(total)
 
@@ -221,9 +276,7 @@ class BLEU:
         numpy.ndarray
             float64, one score per segment.
         """
-        stats = self.segment_statistics(hypotheses, references)
-        return scores_from_statistics(stats, self.max_ngram_order, self.smooth_method,
-                                      self.smooth_value, self.effective_order)
+        return self._scores(self.segment_statistics(hypotheses, references))
 
     @staticmethod
     def compute_bleu(correct, total, sys_len: int, ref_len: int, smooth_method: str = "none",
@@ -241,6 +294,4 @@ class BLEU:
         """The signature of this configuration (needs references to have been seen)."""
         if self.num_refs is None:
             raise ValueError("Number of references unknown, please evaluate the metric first.")
-        return BLEUSignature(self.num_refs, self.lowercase, self.effective_order,
-                             self.tokenizer_signature, self.smooth_method, self.smooth_value,
-                             self.n_bootstrap, self.seed)
+        return self._signature(self.num_refs, self.tokenizer_signature)

@@ -145,16 +145,11 @@ def _text_mode(args) -> str:
     if args.sentence_level:
         if len(systems) > 1:
             raise InputError("only one system can be scored at sentence level")
-        from .score import score_from_statistics
-
         bleu = BLEU(**options, effective_order=True)
         stats = bleu.segment_statistics(systems[0], refs)
         signature = bleu.get_signature().format(args.short)
-        return "\n".join(
-            score_from_statistics(row, bleu.max_ngram_order, bleu.smooth_method,
-                                  bleu.smooth_value, True).format(args.width, args.score_only,
-                                                                  signature)
-            for row in stats)
+        return "\n".join(bleu._score(row).format(args.width, args.score_only, signature)
+                         for row in stats)
     bleu = BLEU(**options, references=refs)
     scores = [bleu.corpus_score(system, None) for system in systems]
     if len(systems) == 1:
@@ -166,8 +161,7 @@ def _text_mode(args) -> str:
 
 def _table_mode(args) -> str:
     from . import report
-    from .score import score_from_statistics
-    from .table_scoring import score_table
+    from .table_scoring import score_groups
 
     if len(args.refs) != 1 or args.input:
         raise InputError("a table is scored on its own: give one table and no -i")
@@ -176,32 +170,19 @@ def _table_mode(args) -> str:
                          "--ref-column")
     keys = [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
     doc = [args.doc_column] if args.doc_column else []
-    result = score_table(args.refs[0], hyp=args.hyp_column, refs=args.ref_column or ["ref"],
+    result = score_groups(args.refs[0], hyp=args.hyp_column, refs=args.ref_column or ["ref"],
                          group_by=keys, doc=args.doc_column,
                          tokenize_column=args.tokenize_column, segments_out=args.segments_out,
                          null_as_empty=args.null_as_empty, encoding_errors=args.encoding_errors,
                          progress=True if args.progress else (False if args.quiet else None),
                          batch_size=args.batch_size, **_bleu_options(args))
-    order = args.max_ngram_order
-    rows = result.to_pylist()
-    scores = [score_from_statistics([r["sys_len"], r["ref_len"], *r["counts"], *r["totals"]],
-                                    order, args.smooth_method, args.smooth_value)
-              for r in rows]
     short = args.short and args.format != "json"
-    signatures = [r["signature"] if not short else _shorten(r["signature"]) for r in rows]
+    signatures = [signature.format(short) for signature in result.signatures]
     if not keys and not doc:
-        return report.single(scores[0], signatures[0], args.format, args.width, args.score_only)
-    names = keys + doc
-    return report.groups(names, [tuple(r[k] for k in names) for r in rows], scores, signatures,
-                         args.format, args.width, args.score_only)
-
-
-def _shorten(signature: str) -> str:
-    from .score import BLEUSignature
-
-    abbreviations = BLEUSignature._ABBREVIATIONS
-    return "|".join(f"{abbreviations.get(k, k)}:{v}"
-                    for k, v in (pair.split(":", 1) for pair in signature.split("|")))
+        return report.single(result.scores[0], signatures[0], args.format, args.width,
+                             args.score_only)
+    return report.groups(keys + doc, result.key_values, result.scores, signatures, args.format,
+                         args.width, args.score_only)
 
 
 def run(args) -> str:

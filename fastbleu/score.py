@@ -12,6 +12,7 @@ import sys
 
 import numpy as np
 
+from ._kernels.counting import AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
 from ._kernels.formula import (SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE,
                                bleu_from_row, bleu_per_row)
 from ._version import __version__
@@ -23,6 +24,10 @@ _SMOOTH_CODES = {"none": SMOOTH_NONE, "floor": SMOOTH_FLOOR, "add-k": SMOOTH_ADD
 # Python's sum() of floats is compensated from 3.12 on; sacrebleu sums its
 # log-precisions with sum(), so the kernel follows the running interpreter.
 _COMPENSATED_SUM = sys.version_info >= (3, 12)
+
+#: Choices of the brevity penalty's reference length, and the kernel's code for each.
+REF_LENGTHS = {"closest": REF_CLOSEST, "shortest": REF_SHORTEST, "average": REF_AVERAGE}
+_NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 
 
 class BLEUScore:
@@ -59,8 +64,9 @@ class BLEUScore:
         self._ci = -1.0
         self.prec_str = "/".join(f"{p:.1f}" for p in precisions)
         self.ratio = sys_len / ref_len if ref_len else 0
+        shown_ref_len = f"{ref_len:d}" if isinstance(ref_len, int) else f"{ref_len:.2f}"
         self._verbose = (f"{self.prec_str} (BP = {bp:.3f} ratio = {self.ratio:.3f} "
-                         f"hyp_len = {sys_len:d} ref_len = {ref_len:d})")
+                         f"hyp_len = {sys_len:d} ref_len = {shown_ref_len})")
 
     def format(self, width: int = 2, score_only: bool = False, signature: str = "",
                is_json: bool = False) -> str:
@@ -115,11 +121,12 @@ class BLEUSignature:
 
     _ABBREVIATIONS = {"version": "v", "nrefs": "#", "test": "t", "lang": "l", "subset": "S",
                       "origlang": "o", "bs": "bs", "ar": "ar", "seed": "rs", "case": "c",
-                      "eff": "e", "tok": "tok", "smooth": "s"}
+                      "eff": "e", "tok": "tok", "smooth": "s", "reflen": "rl", "weights": "w"}
 
     def __init__(self, num_refs: int, lowercase: bool, effective_order: bool,
                  tokenizer_signature: str, smooth_method: str, smooth_value=None,
-                 n_bootstrap: int | None = None, seed=None):
+                 n_bootstrap: int | None = None, seed=None, ref_length: str = "closest",
+                 weights=None):
         smooth = smooth_method
         default = SMOOTH_DEFAULTS[smooth_method]
         if default is not None:
@@ -133,6 +140,9 @@ class BLEUSignature:
             "eff": "yes" if effective_order else "no",
             "tok": tokenizer_signature,
             "smooth": smooth,
+            # Not sacrebleu's: shown only when a choice differs from its formula.
+            "reflen": None if ref_length == "closest" else ref_length,
+            "weights": None if weights is None else ",".join(f"{w:g}" for w in weights),
         }
 
     def format(self, short: bool = False) -> str:
@@ -168,22 +178,34 @@ def validate_smoothing(smooth_method, smooth_value) -> None:
         raise TypeError(f"smooth_value must be a number or None, got {type(smooth_value).__name__}")
 
 
+def _formula_arguments(max_order, smooth_method, smooth_value, weights, ref_length):
+    validate_smoothing(smooth_method, smooth_value)
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    value = 0.0 if smooth_value is None else float(smooth_value)
+    weights = _NO_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
+    ref_scale = AVERAGE_SCALE if ref_length == "average" else 1
+    return smooth_value, value, weights, ref_scale
+
+
 def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
-                          smooth_value=None, effective_order: bool = False) -> BLEUScore:
+                          smooth_value=None, effective_order: bool = False, weights=None,
+                          ref_length: str = "closest") -> BLEUScore:
     """BLEU from one row of (summed) statistics ``[hyp_len, ref_len, matches.., totals..]``.
 
     The formula is Papineni et al. (2002) with Chen & Cherry's (2014)
     smoothing, computed in sacrebleu's order of operations (see
-    :mod:`fastbleu._kernels.formula`).
+    :mod:`fastbleu._kernels.formula`).  ``weights`` and ``ref_length``
+    (``"shortest"``/``"average"``) are the options beyond sacrebleu; with
+    ``"average"`` the row's reference length is scaled as the kernel wrote it.
     """
-    validate_smoothing(smooth_method, smooth_value)
-    if smooth_value is None:
-        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    smooth_value, value, weight_array, ref_scale = _formula_arguments(
+        max_order, smooth_method, smooth_value, weights, ref_length)
     row = np.ascontiguousarray(stats, dtype=np.int64)
     precisions = np.empty(max_order, dtype=np.float64)
-    value = 0.0 if smooth_value is None else float(smooth_value)
     score, bp = bleu_from_row(row, max_order, _SMOOTH_CODES[smooth_method], value,
-                              bool(effective_order), _COMPENSATED_SUM, precisions)
+                              bool(effective_order), _COMPENSATED_SUM, precisions, weight_array,
+                              ref_scale)
     counts = [int(x) for x in row[2:2 + max_order]]
     totals = [int(x) for x in row[2 + max_order:2 + 2 * max_order]]
     if smooth_method == "add-k" and any(counts):
@@ -194,20 +216,20 @@ def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
             totals[m] += smooth_value
             if totals[m] == 0:
                 break
+    ref_len = int(row[1]) if ref_scale == 1 else int(row[1]) / ref_scale
     return BLEUScore(float(score), counts, totals, precisions.tolist(), float(bp),
-                     int(row[0]), int(row[1]))
+                     int(row[0]), ref_len)
 
 
 def scores_from_statistics(stats: np.ndarray, max_order: int, smooth_method: str = "none",
-                           smooth_value=None, effective_order: bool = False) -> np.ndarray:
+                           smooth_value=None, effective_order: bool = False, weights=None,
+                           ref_length: str = "closest") -> np.ndarray:
     """Sentence BLEU of every row of a statistics array, as float64."""
-    validate_smoothing(smooth_method, smooth_value)
-    if smooth_value is None:
-        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    _, value, weight_array, ref_scale = _formula_arguments(
+        max_order, smooth_method, smooth_value, weights, ref_length)
     stats = np.ascontiguousarray(stats, dtype=np.int64)
     out = np.empty(stats.shape[0], dtype=np.float64)
     if stats.shape[0]:
-        value = 0.0 if smooth_value is None else float(smooth_value)
         bleu_per_row(stats, max_order, _SMOOTH_CODES[smooth_method], value,
-                     bool(effective_order), _COMPENSATED_SUM, out)
+                     bool(effective_order), _COMPENSATED_SUM, weight_array, ref_scale, out)
     return out

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.counting import segment_statistics
+from ._kernels.counting import REF_CLOSEST, segment_statistics
 from ._kernels.tokenize import tokenize_column
 from .text import TextColumn, lowercase as lowercase_column
 from .tokenizers import Tokenizer
@@ -184,8 +184,8 @@ class References:
 def iter_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
                     tokenizer: Tokenizer, lowercase: bool, max_order: int,
                     batch_size: int = BATCH_SIZE,
-                    buffers: tuple[HashBuffer, HashBuffer] | None = None
-                    ) -> Iterator[np.ndarray]:
+                    buffers: tuple[HashBuffer, HashBuffer] | None = None,
+                    ref_length: int = REF_CLOSEST) -> Iterator[np.ndarray]:
     """Yield the statistics rows of consecutive batches of segments.
 
     ``references`` is either a cached :class:`References` or the reference
@@ -205,16 +205,17 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
                                         tokenizer, lowercase, ref_buffer)
         stats = np.empty((last - first, 2 + 2 * max_order), dtype=np.int64)
         segment_statistics(hyp.hashes, hyp.start, hyp.count, refs.hashes, refs.start,
-                           refs.count, max_order, stats)
+                           refs.count, max_order, stats, ref_length)
         yield stats
 
 
 def compute_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
                        tokenizer: Tokenizer, lowercase: bool, max_order: int,
-                       buffers: tuple[HashBuffer, HashBuffer] | None = None) -> np.ndarray:
+                       buffers: tuple[HashBuffer, HashBuffer] | None = None,
+                       ref_length: int = REF_CLOSEST) -> np.ndarray:
     """All statistics rows of :func:`iter_statistics` in one int64 array."""
     batches = list(iter_statistics(hypotheses, references, tokenizer, lowercase, max_order,
-                                   buffers=buffers))
+                                   buffers=buffers, ref_length=ref_length))
     if not batches:
         return np.zeros((0, 2 + 2 * max_order), dtype=np.int64)
     return np.concatenate(batches) if len(batches) > 1 else batches[0]

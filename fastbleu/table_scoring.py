@@ -19,7 +19,6 @@ from .files import InputError
 from .groups import GroupSums, factorize
 from .output import AtomicPath, check_writable
 from .progress import Progress
-from .score import BLEUSignature, score_from_statistics, scores_from_statistics
 from .statistics import HashBuffer, compute_statistics
 from .tables import open_table
 from .text import TextColumn, as_text_column
@@ -179,8 +178,49 @@ def _batch_statistics(batch, hyp, refs, tokenize_column, bleu, first_row, null_a
             part_hyps = as_text_column(hyp_column.take(take), hyp)
             part_refs = _reference_streams(batch.take(take), refs, first_row, encoding_errors)
         stats[rows] = compute_statistics(part_hyps, part_refs, tokenizer, bleu.lowercase, order,
-                                         buffers)
+                                         buffers, ref_length=bleu._ref_length_code)
     return stats, refs_per_row, tokenizer_of_row, tokenizers
+
+
+@dataclass
+class GroupScores:
+    """What :func:`score_groups` found: one score per group, in order of first appearance."""
+
+    keys: list[str]
+    key_types: dict
+    key_values: list[tuple]
+    scores: list
+    signatures: list
+    statistics: np.ndarray
+    ref_length: str
+
+    def to_table(self):
+        """The result as a ``pyarrow.Table`` (see :func:`score_table`)."""
+        import pyarrow as pa
+
+        order = (self.statistics.shape[1] - 2) // 2
+        arrays = []
+        for i, name in enumerate(self.keys):
+            kind = self.key_types.get(name, pa.large_string())
+            if pa.types.is_dictionary(kind):
+                kind = kind.value_type
+            arrays.append(pa.array([values[i] for values in self.key_values], type=kind))
+        stats = self.statistics
+        arrays += [
+            pa.array([s.score for s in self.scores], pa.float64()),
+            pa.array([s.bp for s in self.scores], pa.float64()),
+            pa.array([float(s.ratio) for s in self.scores], pa.float64()),
+            pa.array([s.sys_len for s in self.scores], pa.int64()),
+            pa.array([s.ref_len for s in self.scores],
+                     pa.float64() if self.ref_length == "average" else pa.int64()),
+            pa.array(stats[:, 2:2 + order].tolist(), pa.list_(pa.int64())),
+            pa.array(stats[:, 2 + order:].tolist(), pa.list_(pa.int64())),
+            pa.array([s.precisions for s in self.scores], pa.list_(pa.float64())),
+            pa.array([sig.format() for sig in self.signatures], pa.string()),
+        ]
+        names = self.keys + ["score", "bp", "ratio", "sys_len", "ref_len", "counts", "totals",
+                             "precisions", "signature"]
+        return pa.Table.from_arrays(arrays, names=names)
 
 
 def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
@@ -236,6 +276,18 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         For a missing file or column, a null hypothesis, a row without any
         reference, text that is not UTF-8, or an unwritable ``segments_out``.
     """
+    return score_groups(source, hyp, refs, group_by, doc, tokenize_column=tokenize_column,
+                        segments_out=segments_out, null_as_empty=null_as_empty,
+                        encoding_errors=encoding_errors, progress=progress,
+                        batch_size=batch_size, **bleu_options).to_table()
+
+
+def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
+                 *, tokenize_column: str | None = None, segments_out: str | None = None,
+                 null_as_empty: bool = False, encoding_errors: str = "strict",
+                 progress: bool | None = False, batch_size: int = 1 << 16,
+                 **bleu_options) -> GroupScores:
+    """:func:`score_table`'s work, returning the ``BLEUScore`` of every group."""
     refs = _names(refs, "refs")
     if not refs:
         raise ValueError("refs must name at least one reference column")
@@ -287,42 +339,11 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
             groups.sums.add(np.zeros(0, dtype=np.int64), [()],
                             np.zeros((0, 2 + 2 * order), dtype=np.int64))
             groups.info.append(_Group(bleu.tokenizer.name, len(refs), len(refs)))
-    return _results(groups, keys, key_types, bleu)
-
-
-def _results(groups: _Groups, keys: list[str], key_types: dict, bleu: BLEU):
-    """The result table: group columns, then the scores of each group."""
-    import pyarrow as pa
-
-    order = bleu.max_ngram_order
-    records = {"score": [], "bp": [], "ratio": [], "sys_len": [], "ref_len": [],
-               "counts": [], "totals": [], "precisions": [], "signature": []}
-    for row, group in zip(groups.sums.totals(), groups.info):
-        score = score_from_statistics(row, order, bleu.smooth_method, bleu.smooth_value,
-                                      bleu.effective_order)
-        num_refs = group.min_refs if group.min_refs == group.max_refs else -1
-        signature = BLEUSignature(num_refs, bleu.lowercase, bleu.effective_order,
-                                  get_tokenizer(group.tokenizer).signature, bleu.smooth_method,
-                                  bleu.smooth_value)
-        for name, value in (("score", score.score), ("bp", score.bp),
-                            ("ratio", float(score.ratio)), ("sys_len", score.sys_len),
-                            ("ref_len", score.ref_len), ("counts", row[2:2 + order].tolist()),
-                            ("totals", row[2 + order:].tolist()),
-                            ("precisions", score.precisions),
-                            ("signature", signature.format())):
-            records[name].append(value)
-    types = {"score": pa.float64(), "bp": pa.float64(), "ratio": pa.float64(),
-             "sys_len": pa.int64(), "ref_len": pa.int64(), "counts": pa.list_(pa.int64()),
-             "totals": pa.list_(pa.int64()), "precisions": pa.list_(pa.float64()),
-             "signature": pa.string()}
-    arrays = []
-    for i, name in enumerate(keys):
-        kind = key_types.get(name, pa.large_string())
-        if pa.types.is_dictionary(kind):
-            kind = kind.value_type
-        arrays.append(pa.array([key[i] for key in groups.sums.keys], type=kind))
-    arrays += [pa.array(values, type=types[name]) for name, values in records.items()]
-    return pa.Table.from_arrays(arrays, names=keys + list(records))
+    totals = groups.sums.totals()
+    signatures = [bleu._signature(g.min_refs if g.min_refs == g.max_refs else -1,
+                                  get_tokenizer(g.tokenizer).signature) for g in groups.info]
+    return GroupScores(keys, key_types, list(groups.sums.keys), [bleu._score(row) for row in totals],
+                       signatures, totals, bleu.ref_length)
 
 
 class _SegmentWriter:
@@ -351,9 +372,7 @@ class _SegmentWriter:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        bleu = self.bleu
-        sentence = scores_from_statistics(stats, bleu.max_ngram_order, bleu.smooth_method,
-                                          bleu.smooth_value, effective_order=True)
+        sentence = self.bleu._scores(stats, effective_order=True)
         arrays = [pa.array(np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))]
         arrays += [batch.column(k) for k in self.keys]
         arrays += [pa.array(sentence)] + [pa.array(stats[:, c]) for c in range(stats.shape[1])]

@@ -19,6 +19,7 @@ from fastbleu.text import as_text_column
 from fastbleu.tokenizers import get_tokenizer
 
 PYTHON_WHITESPACE = [c for c in range(0x110000) if chr(c).isspace()]
+NO_WEIGHTS = np.zeros(0, dtype=np.float64)
 
 
 def token_hash(token: str) -> int:
@@ -156,7 +157,8 @@ def test_formula_sums_logs_as_python_does(compensated):
         correct = (totals * rng.random(order)).astype(np.int64) + 1
         row = np.concatenate(([totals[0], int(totals[0] * rng.uniform(0.5, 1.5))],
                               correct, totals)).astype(np.int64)
-        score, bp = bleu_from_row(row, order, SMOOTH_NONE, 0.0, False, compensated, precisions)
+        score, bp = bleu_from_row(row, order, SMOOTH_NONE, 0.0, False, compensated, precisions,
+                                  NO_WEIGHTS, 1)
         logs = [math.log(100.0 * c / t) for c, t in zip(correct, totals)]
         if builtin_matches:
             assert python_sum(logs) == sum(logs)
@@ -169,5 +171,6 @@ def test_zero_precision_scores_zero_whatever_the_sum():
     precisions = np.empty(4)
     row = np.array([10, 10, 5, 0, 0, 0, 10, 9, 8, 7], dtype=np.int64)
     for compensated in (False, True):
-        assert bleu_from_row(row, 4, SMOOTH_NONE, 0.0, False, compensated, precisions)[0] == 0.0
-        assert bleu_from_row(row, 4, SMOOTH_EXP, 0.0, False, compensated, precisions)[0] > 0.0
+        args = (False, compensated, precisions, NO_WEIGHTS, 1)
+        assert bleu_from_row(row, 4, SMOOTH_NONE, 0.0, *args)[0] == 0.0
+        assert bleu_from_row(row, 4, SMOOTH_EXP, 0.0, *args)[0] > 0.0

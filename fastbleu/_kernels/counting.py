@@ -13,7 +13,11 @@ modified n-gram precision).  Table slots carry the number of the segment
 that wrote them, so the table is never cleared between segments.
 
 The reference length is the closest one to the hypothesis length, ties to
-the shorter (sacrebleu's ``_get_closest_ref_len``).
+the shorter (sacrebleu's ``_get_closest_ref_len``, ``REF_CLOSEST``); or the
+shortest reference (``REF_SHORTEST``, the original IBM script's choice); or
+the mean of the references' lengths (``REF_AVERAGE``), kept exact in int64
+as ``sum_of_lengths * (AVERAGE_SCALE // n_refs)``, so that sums over
+segments stay exact and the formula divides by ``AVERAGE_SCALE``.
 """
 
 import numpy as np
@@ -23,6 +27,12 @@ from .hashing import extend_key, table_slot
 from .threads import for_chunks
 
 _MIN_BITS = 6
+REF_CLOSEST = 0
+REF_SHORTEST = 1
+REF_AVERAGE = 2
+#: lcm(1..16): the average of up to 16 reference lengths, times this, is an integer.
+AVERAGE_SCALE = 720720
+MAX_AVERAGED_REFERENCES = 16
 # Columns of the n-gram table; one row per n-gram, so a probe touches one cache line.
 _KEY = 0  # the n-gram key's bits
 _STAMP = 1  # number of the segment that owns the row (rows of older segments are free)
@@ -55,7 +65,7 @@ def _find(table, bits, key, stamp):
 
 @njit(cache=True, nogil=True)
 def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
-                      ref_count, max_order, out, first, last):
+                      ref_count, max_order, ref_length, out, first, last):
     """Statistics of segments ``first:last``; owns its n-gram table."""
     n_refs = ref_start.shape[0]
     table = np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64)
@@ -65,6 +75,9 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         hyp_len = hyp_count[i]
         closest_diff = -1
         closest_len = -1
+        shortest = -1
+        length_sum = 0
+        present = 0
         ref_ngrams = 0
         for r in range(n_refs):
             ref_len = ref_count[r, i]
@@ -76,10 +89,19 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                 closest_len = ref_len
             elif diff == closest_diff and ref_len < closest_len:
                 closest_len = ref_len
+            if shortest == -1 or ref_len < shortest:
+                shortest = ref_len
+            length_sum += ref_len
+            present += 1
             ref_ngrams += _ngram_count(ref_len, max_order)
 
         out[i, 0] = hyp_len
-        out[i, 1] = closest_len
+        if ref_length == REF_SHORTEST:
+            out[i, 1] = shortest
+        elif ref_length == REF_AVERAGE:
+            out[i, 1] = length_sum * (AVERAGE_SCALE // max(present, 1))
+        else:
+            out[i, 1] = closest_len
         for m in range(max_order):
             out[i, 2 + m] = 0
             out[i, 2 + max_order + m] = max(hyp_len - m, 0)
@@ -139,14 +161,16 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
 
 
 def segment_statistics(hyp_hashes, hyp_start, hyp_count,
-                       ref_hashes, ref_start, ref_count, max_order, out):
+                       ref_hashes, ref_start, ref_count, max_order, out,
+                       ref_length=REF_CLOSEST):
     """Fill ``out[i]`` with the statistics of segment ``i``.
 
     Hypothesis ``i`` is ``hyp_hashes[hyp_start[i]:hyp_start[i] + hyp_count[i]]``;
     reference ``r`` of segment ``i`` likewise with ``ref_start[r, i]`` and
     ``ref_count[r, i]``, where a count below zero marks a missing reference.
-    Every segment must have at least one reference.  Chunks of segments run
-    on several threads, each with its own table.
+    Every segment must have at least one reference (at most
+    ``MAX_AVERAGED_REFERENCES`` with ``REF_AVERAGE``).  Chunks of segments
+    run on several threads, each with its own table.
     """
     for_chunks(_chunk_statistics, hyp_start.size, hyp_hashes, hyp_start, hyp_count,
-               ref_hashes, ref_start, ref_count, max_order, out)
+               ref_hashes, ref_start, ref_count, max_order, ref_length, out)

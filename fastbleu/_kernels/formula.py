@@ -17,6 +17,12 @@ in the same order and precision:
   (``compensated``), with the first term entering as ``0 + x``;
 * ``score = BP * exp(total_log / eff_order)``.
 
+Two options leave sacrebleu's formula, and are used only when asked for:
+``ref_scale`` > 1 divides the reference length (the exact average of
+several references, see :mod:`.counting`), and non-empty ``weights`` give
+``exp(sum_n w_n log p_n / sum_n w_n)`` over the orders in use instead of
+the plain mean of the logs (Papineni et al., 2002, eq. 1).
+
 Counts are int64 and are converted to float64 exactly (they stay far below
 2**53), which is what Python's ``int * float`` does.
 """
@@ -38,10 +44,12 @@ _LOG_ZERO = -9999999999.0
 
 @njit(cache=True, nogil=True)
 def bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
-                  compensated, precisions):
+                  compensated, precisions, weights, ref_scale):
     """Score one statistics row; fills ``precisions`` and returns ``(score, bp)``."""
     sys_len = row[0]
-    ref_len = row[1]
+    # Exact for the default ref_scale of 1: float(int) / 1.0, and sacrebleu's
+    # int / int is the correctly rounded quotient of the same two integers.
+    ref_len = row[1] / ref_scale
     bp = 1.0
     if sys_len < ref_len:
         bp = math.exp(1.0 - ref_len / sys_len) if sys_len > 0 else 0.0
@@ -79,6 +87,15 @@ def bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
     # term is my_log(0) the total is below -1e9 and exp() underflows to 0.0
     # however the terms are added, so the integer-vs-float subtleties of
     # sum() for that term cannot change the score.
+    if weights.size:
+        weighted = 0.0
+        weight_sum = 0.0
+        for m in range(eff_order):
+            x = math.log(precisions[m]) if precisions[m] != 0.0 else _LOG_ZERO
+            weighted += weights[m] * x
+            weight_sum += weights[m]
+        return bp * math.exp(weighted / weight_sum), bp
+
     log_sum = 0.0
     compensation = 0.0
     for m in range(eff_order):
@@ -100,15 +117,16 @@ def bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
 
 
 @njit(cache=True, nogil=True)
-def _chunk_scores(stats, max_order, smooth, smooth_value, effective_order, compensated, out,
-                  first, last):
+def _chunk_scores(stats, max_order, smooth, smooth_value, effective_order, compensated,
+                  weights, ref_scale, out, first, last):
     precisions = np.empty(max_order, dtype=np.float64)
     for i in range(first, last):
         out[i] = bleu_from_row(stats[i], max_order, smooth, smooth_value, effective_order,
-                               compensated, precisions)[0]
+                               compensated, precisions, weights, ref_scale)[0]
 
 
-def bleu_per_row(stats, max_order, smooth, smooth_value, effective_order, compensated, out):
+def bleu_per_row(stats, max_order, smooth, smooth_value, effective_order, compensated,
+                 weights, ref_scale, out):
     """``out[i]`` = BLEU of statistics row ``i`` (sentence BLEU), on several threads."""
     for_chunks(_chunk_scores, stats.shape[0], stats, max_order, smooth, smooth_value,
-               effective_order, compensated, out)
+               effective_order, compensated, weights, ref_scale, out)
