@@ -26,7 +26,9 @@ def factorize(columns) -> tuple[np.ndarray, list[tuple]]:
     per_column = []
     for column in columns:
         encoded = pc.dictionary_encode(column, null_encoding="encode")
-        indices = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        # No nulls among the indices (nulls are encoded), so this is zero-copy; a
+        # copying to_numpy() would import pandas, a noticeable part of a CLI run.
+        indices = encoded.indices.to_numpy().astype(np.int64)
         size = max(len(encoded.dictionary), 1)
         if combined_size * size >= 1 << 62:  # renumber before the product could overflow
             _, combined = np.unique(combined, return_inverse=True)

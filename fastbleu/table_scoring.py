@@ -121,7 +121,7 @@ def _reference_streams(batch, refs: list[str], first_row: int, errors: str) -> l
     if len(refs) == 1 and (pa.types.is_list(batch.column(refs[0]).type)
                            or pa.types.is_large_list(batch.column(refs[0]).type)):
         lists = batch.column(refs[0])
-        lengths = pc.fill_null(pc.list_value_length(lists), 0).to_numpy(zero_copy_only=False)
+        lengths = np.asarray(pc.fill_null(pc.list_value_length(lists), 0))
         width = int(lengths.max()) if lengths.size else 1
         starts = lists.offsets.to_numpy()[:-1]
         values = lists.flatten() if lists.offset == 0 and not lists.null_count else lists.values
@@ -299,7 +299,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     columns = [hyp, *refs, *keys] + ([tokenize_column] if tokenize_column else [])
     if segments_out is not None:
         check_writable(segments_out)
-    table = open_table(source, columns, batch_size)
+    table = open_table(source, columns, batch_size, dictionary_columns=keys)
 
     groups = _Groups(2 + 2 * order)
     key_types = {}
@@ -347,13 +347,22 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
 
 
 class _SegmentWriter:
-    """Per-segment results streamed to a Parquet file that appears only when complete."""
+    """Per-segment results streamed to a Parquet file that appears only when complete.
+
+    Batches are encoded and written on a background thread (pyarrow does
+    not hold the GIL there) while the next batch is scored; at most one
+    write is pending, so memory stays bounded by the batch.
+    """
 
     def __init__(self, path: str, keys: list[str], bleu: BLEU):
+        from concurrent.futures import ThreadPoolExecutor
+
         self.output = AtomicPath(path)
         self.keys = keys
         self.bleu = bleu
         self.writer = None
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastbleu-write")
+        self._pending = None
 
     def _schema(self, batch=None):
         import pyarrow as pa
@@ -368,6 +377,11 @@ class _SegmentWriter:
                    + [f"total_{m + 1}" for m in range(order)]]
         return pa.schema(fields)
 
+    def _wait(self) -> None:
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            pending.result()
+
     def write(self, batch, stats, first_row: int) -> None:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -377,19 +391,28 @@ class _SegmentWriter:
         arrays += [batch.column(k) for k in self.keys]
         arrays += [pa.array(sentence)] + [pa.array(stats[:, c]) for c in range(stats.shape[1])]
         schema = self._schema(batch)
+        record = pa.RecordBatch.from_arrays(arrays, schema=schema)
+        self._wait()
         if self.writer is None:
             self.writer = pq.ParquetWriter(self.output.temporary, schema)
-        self.writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=schema))
+        self._pending = self._thread.submit(self.writer.write_batch, record)
 
     def commit(self) -> None:
         import pyarrow.parquet as pq
 
+        self._wait()
+        self._thread.shutdown()
         if self.writer is None:  # no rows: still a valid, empty file
             self.writer = pq.ParquetWriter(self.output.temporary, self._schema())
         self.writer.close()
         self.output.commit()
 
     def discard(self) -> None:
+        try:
+            self._wait()
+        except Exception:  # the run is failing already; the first error is the one to show
+            pass
+        self._thread.shutdown()
         if self.writer is not None:
             self.writer.close()
         self.output.discard()

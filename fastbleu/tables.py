@@ -47,9 +47,27 @@ class TableSource:
     total_rows: int | None
     _batches: object  # a callable returning an iterator of record batches
 
-    def batches(self) -> Iterator:
-        """Record batches holding only :attr:`columns`, in row order."""
-        return self._batches()
+    def batches(self, read_ahead: bool = True) -> Iterator:
+        """Record batches holding only :attr:`columns`, in row order.
+
+        With ``read_ahead``, the next batch is read on a background thread
+        while the caller works on the current one (pyarrow decodes without
+        holding the GIL).
+        """
+        return _read_ahead(self._batches()) if read_ahead else self._batches()
+
+
+def _read_ahead(batches: Iterator) -> Iterator:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastbleu-read") as reader:
+        pending = reader.submit(next, batches, None)
+        while True:
+            batch = pending.result()
+            if batch is None:
+                return
+            pending = reader.submit(next, batches, None)
+            yield batch
 
 
 def _expand(path: str) -> list[str]:
@@ -79,13 +97,16 @@ def _check_columns(name: str, available: list[str], wanted: list[str]) -> None:
                          f"the columns are {listed}")
 
 
-def _parquet(paths: list[str], name: str, wanted: list[str], batch_size: int) -> TableSource:
+def _parquet(paths: list[str], name: str, wanted: list[str], batch_size: int,
+             dictionary_columns: list[str] = ()) -> TableSource:
     import pyarrow.parquet as pq
 
     files = []
     for path in paths:
         try:
-            files.append(pq.ParquetFile(path))
+            # Group columns come as dictionaries: Parquet stores them so, and
+            # grouping then works on small integer codes.
+            files.append(pq.ParquetFile(path, read_dictionary=list(dictionary_columns)))
         except Exception as error:  # pyarrow raises several types for a bad file
             raise InputError(f"{path}: not a Parquet file ({error})") from None
     for path, parquet in zip(paths, files):
@@ -152,7 +173,8 @@ def _in_memory(table, name: str, wanted: list[str], batch_size: int = 1 << 16) -
                        lambda: iter(table.to_batches(max_chunksize=batch_size)))
 
 
-def open_table(source, columns: list[str], batch_size: int = 1 << 16) -> TableSource:
+def open_table(source, columns: list[str], batch_size: int = 1 << 16,
+               dictionary_columns: list[str] = ()) -> TableSource:
     """Open a table for streaming the given columns.
 
     Parameters
@@ -166,6 +188,8 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16) -> TableSo
         that exist.
     batch_size : int
         Rows per record batch.
+    dictionary_columns : list of str
+        Columns to read dictionary-encoded from Parquet (group keys).
 
     Raises
     ------
@@ -191,19 +215,19 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16) -> TableSo
     paths = _expand(path)
     lower = [p.lower() for p in paths]
     if all(p.endswith(PARQUET_SUFFIXES) for p in lower) or os.path.isdir(path):
-        return _parquet(paths, path, wanted, batch_size)
+        return _parquet(paths, path, wanted, batch_size, dictionary_columns)
     if len(paths) == 1 and lower[0].endswith(CSV_SUFFIXES):
         return _csv(paths[0], wanted, batch_size)
     if len(paths) == 1 and lower[0].endswith(JSON_SUFFIXES):
         return _json_lines(paths[0], wanted)
     if len(paths) > 1:
-        sources = [open_table(p, wanted, batch_size) for p in paths]
+        sources = [open_table(p, wanted, batch_size, dictionary_columns) for p in paths]
         totals = [s.total_rows for s in sources]
 
         def batches():
             for s in sources:
-                yield from s.batches()
+                yield from s.batches(read_ahead=False)
 
         return TableSource(path, wanted, None if None in totals else sum(totals), batches)
     # Unknown suffix: Parquet is the one format that says what it is.
-    return _parquet(paths, path, wanted, batch_size)
+    return _parquet(paths, path, wanted, batch_size, dictionary_columns)
