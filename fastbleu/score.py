@@ -169,13 +169,27 @@ class BLEUSignature:
 
 
 def validate_smoothing(smooth_method, smooth_value) -> None:
-    """Raise if the smoothing method or value is not one sacrebleu accepts."""
+    """Raise if the smoothing method or value is not one sacrebleu accepts.
+
+    A numpy ``float32``/``float16`` value is refused: sacrebleu would carry
+    out its arithmetic in that reduced precision, and fastbleu computes in
+    float64, so the scores would differ in their last digits.  Python
+    numbers, ``numpy.float64`` and numpy integers are exact in both.
+    """
     if smooth_method not in SMOOTH_DEFAULTS:
         raise ValueError(f"unknown smooth_method {smooth_method!r}; "
                          f"choose one of {', '.join(SMOOTH_DEFAULTS)}")
-    if smooth_value is not None and (isinstance(smooth_value, bool)
-                                     or not isinstance(smooth_value, (int, float, np.number))):
+    if smooth_value is None:
+        return
+    if isinstance(smooth_value, (bool, np.bool_)) or \
+            not isinstance(smooth_value, (int, float, np.integer, np.floating)):
         raise TypeError(f"smooth_value must be a number or None, got {type(smooth_value).__name__}")
+    if isinstance(smooth_value, np.floating) and not isinstance(smooth_value, float):
+        raise TypeError(f"smooth_value is a numpy {type(smooth_value).__name__}; pass a Python "
+                        "float (sacrebleu would compute in the lower precision, fastbleu in "
+                        "float64)")
+    if not np.isfinite(smooth_value) or smooth_value < 0:
+        raise ValueError(f"smooth_value must be a finite number >= 0, got {smooth_value!r}")
 
 
 def _formula_arguments(max_order, smooth_method, smooth_value, weights, ref_length):

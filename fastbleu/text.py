@@ -53,6 +53,8 @@ def _describe(values) -> str:
 def _from_arrow(array, name: str) -> TextColumn:
     import pyarrow as pa
 
+    if len(array) and array.null_count == len(array):  # all missing, whatever the type
+        array = pa.nulls(len(array), pa.large_string())
     if isinstance(array, pa.ChunkedArray):
         if array.num_chunks == 1:
             array = array.chunk(0)
@@ -157,11 +159,9 @@ def as_text_column(values, name: str, allow_null: bool = False) -> TextColumn:
     elif isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise TypeError(f"{name} must be one-dimensional, got an array of shape {values.shape}")
-        if values.dtype.kind == "U":
-            import pyarrow as pa
-
-            column = _from_arrow(pa.array(values, type=pa.large_string()), name)
-        elif values.dtype.kind == "O":
+        if values.dtype.kind in "UO":
+            # Through Python str, not pa.array(values): pyarrow cuts a numpy
+            # str element at an embedded NUL.
             column = _from_python(values.tolist(), name, allow_null)
         else:
             raise TypeError(f"{name} must hold strings, got a numpy array of dtype {values.dtype}")
@@ -199,7 +199,10 @@ def lowercase(column: TextColumn) -> TextColumn:
     lowered[capitals] += 0x20
     high = np.concatenate(([0], np.cumsum(lowered >= 0x80, dtype=np.int64)))
     rebased = offsets - start
-    non_ascii = np.flatnonzero(high[rebased[1:]] != high[rebased[:-1]])
+    has_high = high[rebased[1:]] != high[rebased[:-1]]
+    if column.valid is not None:  # a null slot may hold anything; it is never read
+        has_high &= column.valid
+    non_ascii = np.flatnonzero(has_high)
     if non_ascii.size == 0:
         return TextColumn(lowered, rebased, column.valid)
     binary = pa.LargeBinaryArray.from_buffers(

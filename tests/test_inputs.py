@@ -137,3 +137,14 @@ def test_empty_corpus_scores_zero():
 def test_pandas_column_with_numbers_names_the_index():
     with pytest.raises(TypeError, match=r"hypotheses\[1\] is a int"):
         BLEU().corpus_score(pd.Series(["a", 5], dtype=object), [["a", "b"]])
+
+
+def test_lowercase_ignores_what_null_slots_hold():
+    # A null slot's bytes are never read, even when they are not UTF-8.
+    values = pa.Array.from_buffers(pa.string(), 2, [
+        pa.py_buffer(np.packbits([1, 0, 0, 0, 0, 0, 0, 0], bitorder="little")),
+        pa.py_buffer(np.array([0, 3, 5], dtype=np.int32)), pa.py_buffer(b"ABC\xff\xfe")])
+    stats = BLEU(lowercase=True).segment_statistics(["abc", "x"], [values, ["x", "x"]])
+    expected = SacreBLEU(lowercase=True)._extract_corpus_statistics(["abc", "x"],
+                                                                    [["ABC", None], ["x", "x"]])
+    np.testing.assert_array_equal(stats, np.array(expected))
