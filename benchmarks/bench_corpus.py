@@ -166,10 +166,18 @@ def best_of(repeat: int, fn, before=None) -> tuple[float, object]:
 
 
 def clear_sacrebleu_cache(metric) -> None:
-    """Empty the LRU cache sacrebleu's tokenizers keep on ``__call__`` (13a, char)."""
-    call = getattr(type(metric.tokenizer), "__call__", None)
-    if hasattr(call, "cache_clear"):
-        call.cache_clear()
+    """Empty the LRU caches sacrebleu's tokenizers keep on ``__call__``.
+
+    13a has two: its own and that of the regexp tokenizer it delegates to
+    (``_post_tokenizer``); both are class-level, so they outlive the metric
+    object and would make every run after the first faster than a fresh
+    process.
+    """
+    tokenizers = [metric.tokenizer, getattr(metric.tokenizer, "_post_tokenizer", None)]
+    for tokenizer in tokenizers:
+        call = getattr(type(tokenizer), "__call__", None) if tokenizer is not None else None
+        if hasattr(call, "cache_clear"):
+            call.cache_clear()
 
 
 def stats_of(score) -> tuple:
