@@ -609,11 +609,9 @@ def test_long_lines(cfg, data):
     check_everything(cfg, [hyp, "x"], [[ref, "x"], [other, None]])
 
 
-@examples(30)
-@given(cfg=configs, templates=corpora(min_segments=3, max_segments=8),
-       seed=st.integers(0, 2**32 - 1), n=st.integers(500, 1400))
-def test_long_corpus(cfg, templates, seed, n):
-    """Hundreds of segments: tables and scratch buffers reused from segment to segment."""
+def _check_sampled_corpus(cfg, templates, seed, n, cached):
+    """n segments drawn from a few template segments: statistics, corpus score and
+    every sentence score equal sacrebleu's (and, with ``cached``, via BLEU(references=))."""
     import random
 
     t_hyps, t_refs = templates
@@ -625,13 +623,25 @@ def test_long_corpus(cfg, templates, seed, n):
     sacre, fast = SacreBLEU(**cfg), FastBLEU(**cfg)
     sacre_stats = sacre_statistics(sacre, hyps, refs)
     assert_same_statistics(fast.segment_statistics(hyps, refs), sacre_stats, hyps, refs, cfg)
-    assert_same_score(fast.corpus_score(hyps, refs), sacre.corpus_score(hyps, refs),
-                      "corpus_score")
+    if cached:
+        assert_same_statistics(FastBLEU(references=refs, **cfg).segment_statistics(hyps),
+                               sacre_stats, hyps, refs, cfg)
+    else:
+        assert_same_score(fast.corpus_score(hyps, refs), sacre.corpus_score(hyps, refs),
+                          "corpus_score")
     expected = np.array([sacre._compute_score_from_stats(list(map(int, row))).score
                          for row in sacre_stats])
     got = fast.sentence_scores(hyps, refs)
     bad = np.flatnonzero(got != expected)
     assert bad.size == 0, (bad[:5], got[bad[:5]], expected[bad[:5]])
+
+
+@examples(30)
+@given(cfg=configs, templates=corpora(min_segments=3, max_segments=8),
+       seed=st.integers(0, 2**32 - 1), n=st.integers(500, 1400))
+def test_long_corpus(cfg, templates, seed, n):
+    """Hundreds of segments: tables and scratch buffers reused from segment to segment."""
+    _check_sampled_corpus(cfg, templates, seed, n, cached=False)
 
 
 @examples(3)
@@ -639,24 +649,7 @@ def test_long_corpus(cfg, templates, seed, n):
        seed=st.integers(0, 2**32 - 1), n=st.integers(8200, 13000))
 def test_corpus_across_threads(cfg, templates, seed, n):
     """Enough segments (8192+) for the kernels to split the work over threads."""
-    import random
-
-    t_hyps, t_refs = templates
-    rnd = random.Random(seed)
-    picks = [rnd.randrange(len(t_hyps)) for _ in range(n)]
-    hyps = [t_hyps[i] for i in picks]
-    refs = [[s[i] for i in picks] for s in t_refs]
-    note(f"cfg={cfg!r} n={n}")
-    sacre, fast = SacreBLEU(**cfg), FastBLEU(**cfg)
-    sacre_stats = sacre_statistics(sacre, hyps, refs)
-    assert_same_statistics(fast.segment_statistics(hyps, refs), sacre_stats, hyps, refs, cfg)
-    assert_same_statistics(FastBLEU(references=refs, **cfg).segment_statistics(hyps),
-                           sacre_stats, hyps, refs, cfg)
-    expected = np.array([sacre._compute_score_from_stats(list(map(int, row))).score
-                         for row in sacre_stats])
-    got = fast.sentence_scores(hyps, refs)
-    bad = np.flatnonzero(got != expected)
-    assert bad.size == 0, (bad[:5], got[bad[:5]], expected[bad[:5]])
+    _check_sampled_corpus(cfg, templates, seed, n, cached=True)
 
 
 @examples(100)
