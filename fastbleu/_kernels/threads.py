@@ -10,20 +10,24 @@ the user's first run.  The number of threads follows numba's setting
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
 
 _MIN_CHUNK = 4096
 _pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
 
 
 def _executor() -> ThreadPoolExecutor:
+    """The shared pool, created on first use (callers may themselves be threads)."""
     global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
-                                   thread_name_prefix="fastbleu")
-    return _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
+                                       thread_name_prefix="fastbleu")
+        return _pool
 
 
 def for_chunks(kernel, n: int, *args) -> None:
