@@ -286,6 +286,9 @@ class BLEU:
         if len(correct) != max_ngram_order or len(total) != max_ngram_order:
             raise ValueError(f"correct and total need {max_ngram_order} values each, got "
                              f"{len(correct)} and {len(total)}")
+        if any(float(x) != int(x) for x in (*correct, *total, sys_len, ref_len)):
+            raise ValueError("compute_bleu takes whole-number statistics; counts that already "
+                             "include add-k's k are not statistics (smoothing adds it)")
         row = np.array([sys_len, ref_len, *correct, *total], dtype=np.int64)
         return score_from_statistics(row, max_ngram_order, smooth_method, smooth_value,
                                      effective_order)

@@ -116,8 +116,10 @@ def _read_text_inputs(args):
         if sys.stdin is None or sys.stdin.isatty():
             raise InputError("no system output: give files with -i or pipe them into standard "
                              "input")
-        column = column_from_bytes(sys.stdin.buffer.read(), "<stdin>", args.encoding,
-                                   args.encoding_errors)
+        # sacrebleu reads standard input through a TextIOWrapper, whose universal
+        # newlines end a line at \r too (files it opens with newline="\n").
+        raw = sys.stdin.buffer.read().replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        column = column_from_bytes(raw, "<stdin>", args.encoding, args.encoding_errors)
         fields = split_fields(column, "<stdin>")
         systems = fields if len(fields) > 1 else [column]
         names = [f"System {k + 1}" for k in range(len(systems))]

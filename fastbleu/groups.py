@@ -9,7 +9,17 @@ into it; memory grows with the number of groups, not with the rows.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
+
+# One NaN object for every NaN key: NaN != NaN, but a tuple holding the same
+# object compares equal (identity first), so NaN groups merge across batches.
+_NAN = float("nan")
+
+
+def _canonical(value):
+    return _NAN if isinstance(value, float) and math.isnan(value) else value
 
 
 def factorize(columns) -> tuple[np.ndarray, list[tuple]]:
@@ -41,7 +51,7 @@ def factorize(columns) -> tuple[np.ndarray, list[tuple]]:
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
-    keys = [tuple(values[indices[row]] for values, indices in per_column)
+    keys = [tuple(_canonical(values[indices[row]]) for values, indices in per_column)
             for row in first[order]]
     return rank[inverse.ravel()], keys
 
@@ -86,7 +96,10 @@ class GroupSums:
                              dtype=np.int64)
             grown[:self.sums.shape[0]] = self.sums
             self.sums = grown
-        self.sums[target] += sum_by_code(codes, rows, len(keys))
+        # np.add.at, not sums[target] += ...: two codes of a batch can be one group
+        # (a dictionary that repeats a value, 0.0 and -0.0), and fancy-index +=
+        # would keep only one of their additions.
+        np.add.at(self.sums, target, sum_by_code(codes, rows, len(keys)))
         return target
 
     def totals(self) -> np.ndarray:

@@ -42,6 +42,10 @@ class AtomicPath:
         os.close(handle)
 
     def commit(self) -> None:
+        # mkstemp made the file private (0600); give it the permissions any new file gets.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.temporary, 0o666 & ~umask)
         os.replace(self.temporary, self.path)
 
     def discard(self) -> None:

@@ -1,4 +1,10 @@
-"""Scores -> what the command line prints: JSON, text and LaTeX, as sacrebleu prints them."""
+"""Scores -> what the command line prints.
+
+A single system's JSON and text lines, and several systems' JSON, are
+sacrebleu's output exactly.  The tables for several systems (text and
+LaTeX) carry the same values in fastbleu's own layout: sacrebleu draws them
+with the ``tabulate`` package, which fastbleu does not depend on.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +16,9 @@ from .score import BLEUScore
 
 
 def single(score: BLEUScore, signature: str, fmt: str, width: int, score_only: bool) -> str:
-    """One system: sacrebleu's JSON object, or its one-line text (LaTeX prints the same line)."""
-    is_json = fmt == "json"
-    return score.format(width, score_only and not is_json, signature, is_json)
+    """One system: sacrebleu's JSON object, or its one-line text (LaTeX prints the same line);
+    with ``score_only`` the bare score in every format, as sacrebleu prints it."""
+    return score.format(width, score_only, signature, fmt == "json")
 
 
 def _table(header: list[str], rows: list[list[str]], fmt: str) -> str:

@@ -123,8 +123,9 @@ def _reference_streams(batch, refs: list[str], first_row: int, errors: str) -> l
         lists = batch.column(refs[0])
         lengths = np.asarray(pc.fill_null(pc.list_value_length(lists), 0))
         width = int(lengths.max()) if lengths.size else 1
+        # Offsets index the whole child array, also for a slice of a list array.
         starts = lists.offsets.to_numpy()[:-1]
-        values = lists.flatten() if lists.offset == 0 and not lists.null_count else lists.values
+        values = lists.values
         streams = []
         for r in range(max(width, 1)):
             has = lengths > r
@@ -132,10 +133,10 @@ def _reference_streams(batch, refs: list[str], first_row: int, errors: str) -> l
             column = pc.if_else(pa.array(has), taken, pa.scalar(None, taken.type))
             batch_like = pa.RecordBatch.from_arrays([column], [refs[0]])
             streams.append(as_text_column(_string_column(batch_like, refs[0], first_row, errors),
-                                          refs[0], allow_null=True))
+                                          refs[0], allow_null=True, trusted=True))
         return streams
     return [as_text_column(_string_column(batch, name, first_row, errors), name,
-                           allow_null=True) for name in refs]
+                           allow_null=True, trusted=True) for name in refs]
 
 
 def _batch_statistics(batch, hyp, refs, tokenize_column, bleu, first_row, null_as_empty,
@@ -172,10 +173,10 @@ def _batch_statistics(batch, hyp, refs, tokenize_column, bleu, first_row, null_a
             raise InputError(f"column {tokenize_column!r}: {error}") from None
         rows = np.flatnonzero(tokenizer_of_row == code)
         if rows.size == n:
-            part_hyps, part_refs = as_text_column(hyp_column, hyp), streams
+            part_hyps, part_refs = as_text_column(hyp_column, hyp, trusted=True), streams
         else:
             take = pa.array(rows)
-            part_hyps = as_text_column(hyp_column.take(take), hyp)
+            part_hyps = as_text_column(hyp_column.take(take), hyp, trusted=True)
             part_refs = _reference_streams(batch.take(take), refs, first_row, encoding_errors)
         stats[rows] = compute_statistics(part_hyps, part_refs, tokenizer, bleu.lowercase, order,
                                          buffers, ref_length=bleu._ref_length_code)

@@ -33,7 +33,8 @@ def is_table_path(path: str, table_options: bool = False) -> bool:
     tab-separated references (``-nr``).
     """
     lower = str(path).lower()
-    if lower.endswith(PARQUET_SUFFIXES) or os.path.isdir(path) or glob.has_magic(str(path)):
+    pattern = glob.has_magic(str(path)) and not os.path.exists(path)  # "ref[1].txt" is a file
+    if lower.endswith(PARQUET_SUFFIXES) or os.path.isdir(path) or pattern:
         return True
     return table_options and lower.endswith(CSV_SUFFIXES + JSON_SUFFIXES)
 
@@ -71,7 +72,7 @@ def _read_ahead(batches: Iterator) -> Iterator:
 
 
 def _expand(path: str) -> list[str]:
-    if glob.has_magic(path):
+    if glob.has_magic(path) and not os.path.exists(path):
         paths = sorted(p for p in glob.glob(path, recursive=True) if os.path.isfile(p))
         if not paths:
             raise InputError(f"{path}: no file matches this pattern")

@@ -50,7 +50,13 @@ def _describe(values) -> str:
     return type(values).__module__.split(".")[0] + "." + type(values).__qualname__
 
 
-def _from_arrow(array, name: str) -> TextColumn:
+def _from_arrow(array, name: str, trusted: bool = False) -> TextColumn:
+    """Buffers of an Arrow string column.
+
+    ``trusted`` marks arrays fastbleu built itself (valid UTF-8, or Python
+    text with lone surrogates as binary); any other array is checked to be
+    valid UTF-8, because the kernels read it without bounds checks.
+    """
     import pyarrow as pa
 
     if len(array) and array.null_count == len(array):  # all missing, whatever the type
@@ -69,10 +75,20 @@ def _from_arrow(array, name: str) -> TextColumn:
     kind = array.type
     if pa.types.is_string(kind):
         offset_type = np.int32
-    elif pa.types.is_large_string(kind) or pa.types.is_large_binary(kind):
+    elif pa.types.is_large_string(kind) or (trusted and pa.types.is_large_binary(kind)):
         offset_type = np.int64
     else:
         raise TypeError(f"{name} must hold strings, got an Arrow column of type {kind}")
+    if not trusted:
+        try:
+            array.validate(full=True)
+        except pa.ArrowInvalid:
+            for i, value in enumerate(array.cast(pa.large_binary()).to_pylist()):
+                try:
+                    None if value is None else value.decode("utf-8")
+                except UnicodeDecodeError:
+                    raise ValueError(f"{name}[{i}] is not valid UTF-8") from None
+            raise
     n = len(array)
     _, offsets_buffer, data_buffer = array.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[array.offset:array.offset + n + 1]
@@ -111,7 +127,7 @@ def _from_python(values: Sequence, name: str, allow_null: bool) -> TextColumn:
         if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)
                 or pa.types.is_null(array.type)):
             _raise_for_first_non_string(values, name)
-    return _from_arrow(array, name)
+    return _from_arrow(array, name, trusted=True)
 
 
 def _from_pandas(series, name: str, allow_null: bool) -> TextColumn:
@@ -129,7 +145,8 @@ def _from_pandas(series, name: str, allow_null: bool) -> TextColumn:
     return _from_arrow(array, name)
 
 
-def as_text_column(values, name: str, allow_null: bool = False) -> TextColumn:
+def as_text_column(values, name: str, allow_null: bool = False,
+                   trusted: bool = False) -> TextColumn:
     """Convert a column of segments to a :class:`TextColumn`.
 
     Parameters
@@ -143,6 +160,8 @@ def as_text_column(values, name: str, allow_null: bool = False) -> TextColumn:
     allow_null : bool
         Whether ``None``/null marks a missing segment (references) or is an
         error (hypotheses).
+    trusted : bool
+        The caller has already checked an Arrow column to be valid UTF-8.
 
     Raises
     ------
@@ -155,7 +174,7 @@ def as_text_column(values, name: str, allow_null: bool = False) -> TextColumn:
     elif isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be a sequence of segments, got a single {type(values).__name__}")
     elif _describe(values).startswith("pyarrow.") and hasattr(values, "type"):
-        column = _from_arrow(values, name)
+        column = _from_arrow(values, name, trusted=trusted)
     elif isinstance(values, np.ndarray):
         if values.ndim != 1:
             raise TypeError(f"{name} must be one-dimensional, got an array of shape {values.shape}")
@@ -215,5 +234,5 @@ def lowercase(column: TextColumn) -> TextColumn:
     mask = np.zeros(len(column), dtype=bool)
     mask[non_ascii] = True
     replaced = pc.replace_with_mask(binary, pa.array(mask), pa.array(replacements, pa.large_binary()))
-    result = _from_arrow(replaced, "lowercased text")
+    result = _from_arrow(replaced, "lowercased text", trusted=True)
     return TextColumn(result.data, result.offsets, column.valid)
