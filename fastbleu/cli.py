@@ -152,8 +152,12 @@ def _text_mode(args) -> str:
         signature = bleu.get_signature().format(args.short)
         return "\n".join(bleu._score(row).format(args.width, args.score_only, signature)
                          for row in stats)
-    bleu = BLEU(**options, references=refs)
-    scores = [bleu.corpus_score(system, None) for system in systems]
+    if len(systems) == 1:
+        bleu = BLEU(**options)
+        scores = [bleu.corpus_score(systems[0], refs)]
+    else:  # tokenize the references once for all systems
+        bleu = BLEU(**options, references=refs)
+        scores = [bleu.corpus_score(system, None) for system in systems]
     if len(systems) == 1:
         signature = bleu.get_signature().format(args.short and args.format != "json")
         return report.single(scores[0], signature, args.format, args.width, args.score_only)

@@ -192,7 +192,7 @@ def validate_smoothing(smooth_method, smooth_value) -> None:
         raise ValueError(f"smooth_value must be a finite number >= 0, got {smooth_value!r}")
 
 
-def _formula_arguments(max_order, smooth_method, smooth_value, weights, ref_length):
+def _formula_arguments(smooth_method, smooth_value, weights, ref_length):
     validate_smoothing(smooth_method, smooth_value)
     if smooth_value is None:
         smooth_value = SMOOTH_DEFAULTS[smooth_method]
@@ -214,7 +214,7 @@ def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
     ``"average"`` the row's reference length is scaled as the kernel wrote it.
     """
     smooth_value, value, weight_array, ref_scale = _formula_arguments(
-        max_order, smooth_method, smooth_value, weights, ref_length)
+        smooth_method, smooth_value, weights, ref_length)
     row = np.ascontiguousarray(stats, dtype=np.int64)
     precisions = np.empty(max_order, dtype=np.float64)
     score, bp = bleu_from_row(row, max_order, _SMOOTH_CODES[smooth_method], value,
@@ -240,7 +240,7 @@ def scores_from_statistics(stats: np.ndarray, max_order: int, smooth_method: str
                            ref_length: str = "closest") -> np.ndarray:
     """Sentence BLEU of every row of a statistics array, as float64."""
     _, value, weight_array, ref_scale = _formula_arguments(
-        max_order, smooth_method, smooth_value, weights, ref_length)
+        smooth_method, smooth_value, weights, ref_length)
     stats = np.ascontiguousarray(stats, dtype=np.int64)
     out = np.empty(stats.shape[0], dtype=np.float64)
     if stats.shape[0]:
