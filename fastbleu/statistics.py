@@ -57,6 +57,22 @@ class HashBuffer:
         return self._buffer[:size]
 
 
+def _span(column: TextColumn) -> int:
+    return int(column.offsets[-1] - column.offsets[0])
+
+
+def _tokenize_into(column: TextColumn, tokenizer: Tokenizer, hashes: np.ndarray) -> Tokens:
+    """Tokenize a (lowercased if need be) column into ``hashes`` (``_span(column)`` slots)."""
+    offsets = column.offsets
+    n = len(column)
+    count = np.empty(n, dtype=np.int64)
+    if n:
+        tokenize_column(column.data, offsets, tokenizer.kernel, hashes, count)
+    if column.valid is not None:
+        count[~column.valid] = -1
+    return Tokens(hashes, offsets[:-1] - offsets[0], count)
+
+
 def tokenize(column: TextColumn, tokenizer: Tokenizer, lowercase: bool,
              buffer: HashBuffer | None = None) -> Tokens:
     """Tokenize every segment of ``column`` into 64-bit token hashes.
@@ -66,15 +82,7 @@ def tokenize(column: TextColumn, tokenizer: Tokenizer, lowercase: bool,
     """
     if lowercase:
         column = lowercase_column(column)
-    offsets = column.offsets
-    n = len(column)
-    hashes = (buffer or HashBuffer()).take(int(offsets[-1] - offsets[0]))
-    count = np.empty(n, dtype=np.int64)
-    if n:
-        tokenize_column(column.data, offsets, tokenizer.kernel, hashes, count)
-    if column.valid is not None:
-        count[~column.valid] = -1
-    return Tokens(hashes, offsets[:-1] - offsets[0], count)
+    return _tokenize_into(column, tokenizer, (buffer or HashBuffer()).take(_span(column)))
 
 
 def compact(tokens: Tokens) -> Tokens:
@@ -92,14 +100,12 @@ def _tokenize_streams(streams: list[TextColumn], tokenizer: Tokenizer, lowercase
     """Tokenize several aligned streams into one hash buffer (not compacted)."""
     if lowercase:
         streams = [lowercase_column(stream) for stream in streams]
-    if len(streams) == 1:
-        part = tokenize(streams[0], tokenizer, False, buffer)
-        return part.hashes, part.start[None, :], part.count[None, :]
-    parts = [tokenize(stream, tokenizer, False) for stream in streams]
-    bases = np.cumsum([0] + [part.hashes.size for part in parts])
+    # Each stream straight into its own slice of one buffer: their sizes are
+    # known once they are lowercased.
+    bases = np.cumsum([0] + [_span(stream) for stream in streams])
     hashes = (buffer or HashBuffer()).take(int(bases[-1]))
-    for part, base in zip(parts, bases):
-        hashes[base:base + part.hashes.size] = part.hashes
+    parts = [_tokenize_into(stream, tokenizer, hashes[base:base + _span(stream)])
+             for stream, base in zip(streams, bases)]
     start = np.stack([part.start + base for part, base in zip(parts, bases)])
     count = np.stack([part.count for part in parts])
     return hashes, start, count
