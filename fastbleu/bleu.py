@@ -12,7 +12,8 @@ from .score import (REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, BLEUSignature,
 from .statistics import (References, check_references, compute_statistics, iter_statistics,
                          reference_presence)
 from .text import TextColumn, as_text_column
-from .tokenizers import (DEFAULT_TOKENIZER, TOKENIZERS, TRG_LANG_TOKENIZERS, get_tokenizer)
+from .tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS,
+                         get_tokenizer)
 
 logger = logging.getLogger("fastbleu")
 
@@ -55,7 +56,12 @@ class BLEU:
     force : bool
         Do not warn about hypotheses that look tokenized.
     tokenize : str, optional
-        ``"13a"`` (default), ``"none"`` or ``"char"``.
+        sacrebleu's tokenizer names: ``"13a"`` (default), ``"none"``,
+        ``"char"``, ``"intl"``, ``"zh"``, ``"ja-mecab"`` and ``"ko-mecab"``
+        (extras ``fastbleu[ja]``, ``fastbleu[ko]``), ``"spm"``/``"flores101"``,
+        ``"flores200"``, ``"spBLEU-1K"`` (extra ``fastbleu[spm]``).  When
+        omitted, ``trg_lang`` picks it as in sacrebleu (zh -> zh, ja ->
+        ja-mecab, ko -> ko-mecab, else 13a).
     smooth_method : {"exp", "floor", "add-k", "none"}
         Smoothing of zero n-gram precisions (Chen & Cherry, 2014).
     smooth_value : float, optional
@@ -81,17 +87,23 @@ class BLEU:
         ``BP * exp(sum w_n log p_n / sum w_n)`` over the orders in use
         (Papineni et al., 2002).  The default is sacrebleu's uniform mean.
         Not a sacrebleu option; the signature names it when given.
+    spm_model : str or os.PathLike, optional
+        The sentencepiece model file of the ``spm``/``flores*``/``spBLEU-1K``
+        tokenizers.  By default fastbleu reads sacrebleu's own copy in
+        ``$SACREBLEU/models`` (``~/.sacrebleu/models``); it never downloads.
+        Not a sacrebleu option.
     """
 
     SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
-    TOKENIZERS = tuple(TOKENIZERS)
+    TOKENIZERS = TOKENIZER_NAMES
     TOKENIZER_DEFAULT = DEFAULT_TOKENIZER
 
     def __init__(self, lowercase: bool = False, force: bool = False, tokenize: str | None = None,
                  smooth_method: str = "exp", smooth_value: float | None = None,
                  max_ngram_order: int = MAX_NGRAM_ORDER, effective_order: bool = False,
                  trg_lang: str = "", references: Sequence[Sequence[str]] | None = None,
-                 ref_length: str = "closest", weights: Sequence[float] | None = None):
+                 ref_length: str = "closest", weights: Sequence[float] | None = None,
+                 spm_model=None):
         validate_smoothing(smooth_method, smooth_value)
         if ref_length not in REF_LENGTHS:
             raise ValueError(f"unknown ref_length {ref_length!r}; choose one of "
@@ -117,7 +129,8 @@ class BLEU:
                 if trg_lang == lang and tokenize != TRG_LANG_TOKENIZERS[lang]:
                     logger.warning("Consider using the %s tokenizer for %s.", advised,
                                    {"zh": "Chinese", "ja": "Japanese", "ko": "Korean"}[lang])
-        self.tokenizer = get_tokenizer(tokenize)
+        self.spm_model = spm_model
+        self.tokenizer = get_tokenizer(tokenize, spm_model)
         self.tokenizer_signature = self.tokenizer.signature
         self.num_refs: int | None = None
         self.n_bootstrap = None

@@ -43,7 +43,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "as tab-separated columns)")
     bleu = parser.add_argument_group("BLEU")
     bleu.add_argument("-tok", "--tokenize", default=None,
-                      help="tokenizer: 13a (default), none or char")
+                      help="tokenizer: 13a (default), none, char, intl, zh, ja-mecab, ko-mecab, "
+                           "spm, flores101, flores200 or spBLEU-1K")
+    bleu.add_argument("--spm-model", metavar="PATH", default=None,
+                      help="sentencepiece model for spm/flores101/flores200/spBLEU-1K (default: "
+                           "sacrebleu's copy in $SACREBLEU/models, ~/.sacrebleu/models)")
     bleu.add_argument("-lc", "--lowercase", action="store_true",
                       help="compute case-insensitive BLEU")
     bleu.add_argument("-s", "--smooth-method", choices=_SMOOTH_METHODS, default="exp",
@@ -98,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _bleu_options(args) -> dict:
     return {"lowercase": args.lowercase, "force": args.force, "tokenize": args.tokenize,
             "smooth_method": args.smooth_method, "smooth_value": args.smooth_value,
-            "max_ngram_order": args.max_ngram_order}
+            "max_ngram_order": args.max_ngram_order, "spm_model": args.spm_model}
 
 
 def _read_text_inputs(args):
@@ -199,7 +203,7 @@ def run(args) -> str:
                               and not args.sentence_level and is_table_path(args.refs[0]))
     try:
         return _table_mode(args) if table else _text_mode(args)
-    except (TypeError, ValueError) as error:
+    except (TypeError, ValueError, ImportError, FileNotFoundError) as error:
         raise InputError(str(error)) from None
 
 

@@ -73,6 +73,16 @@ def _tokenize_into(column: TextColumn, tokenizer: Tokenizer, hashes: np.ndarray)
     return Tokens(hashes, offsets[:-1] - offsets[0], count)
 
 
+def _prepare(column: TextColumn, tokenizer: Tokenizer, lowercase: bool) -> TextColumn:
+    """The text the kernel reads: lowercased if asked (sacrebleu lowercases first), then
+    run through the tokenizer's Python stage if it has one (MeCab, sentencepiece)."""
+    if lowercase:
+        column = lowercase_column(column)
+    if tokenizer.transform is not None:
+        column = tokenizer.transform(column)
+    return column
+
+
 def tokenize(column: TextColumn, tokenizer: Tokenizer, lowercase: bool,
              buffer: HashBuffer | None = None) -> Tokens:
     """Tokenize every segment of ``column`` into 64-bit token hashes.
@@ -80,8 +90,7 @@ def tokenize(column: TextColumn, tokenizer: Tokenizer, lowercase: bool,
     The hashes go to ``buffer`` when one is given (it is reused by the next
     call), else to a new array.
     """
-    if lowercase:
-        column = lowercase_column(column)
+    column = _prepare(column, tokenizer, lowercase)
     return _tokenize_into(column, tokenizer, (buffer or HashBuffer()).take(_span(column)))
 
 
@@ -98,10 +107,9 @@ def _tokenize_streams(streams: list[TextColumn], tokenizer: Tokenizer, lowercase
                       buffer: HashBuffer | None = None
                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Tokenize several aligned streams into one hash buffer (not compacted)."""
-    if lowercase:
-        streams = [lowercase_column(stream) for stream in streams]
+    streams = [_prepare(stream, tokenizer, lowercase) for stream in streams]
     # Each stream straight into its own slice of one buffer: their sizes are
-    # known once they are lowercased.
+    # known once they are lowercased (and through a Python tokenizer).
     bases = np.cumsum([0] + [_span(stream) for stream in streams])
     hashes = (buffer or HashBuffer()).take(int(bases[-1]))
     parts = [_tokenize_into(stream, tokenizer, hashes[base:base + _span(stream)])

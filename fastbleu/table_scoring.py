@@ -168,8 +168,8 @@ def _batch_statistics(batch, hyp, refs, tokenize_column, bleu, first_row, null_a
     stats = np.empty((n, 2 + 2 * order), dtype=np.int64)
     for code, name in enumerate(tokenizers):
         try:
-            tokenizer = get_tokenizer(name)
-        except (TypeError, ValueError) as error:
+            tokenizer = get_tokenizer(name, bleu.spm_model)
+        except (TypeError, ValueError, ImportError, OSError) as error:
             raise InputError(f"column {tokenize_column!r}: {error}") from None
         rows = np.flatnonzero(tokenizer_of_row == code)
         if rows.size == n:
@@ -342,7 +342,8 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
             groups.info.append(_Group(bleu.tokenizer.name, len(refs), len(refs)))
     totals = groups.sums.totals()
     signatures = [bleu._signature(g.min_refs if g.min_refs == g.max_refs else -1,
-                                  get_tokenizer(g.tokenizer).signature) for g in groups.info]
+                                  get_tokenizer(g.tokenizer, bleu.spm_model).signature)
+                  for g in groups.info]
     return GroupScores(keys, key_types, list(groups.sums.keys), [bleu._score(row) for row in totals],
                        signatures, totals, bleu.ref_length)
 

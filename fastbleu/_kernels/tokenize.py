@@ -37,6 +37,28 @@ Whitespace is Python's ``str.isspace()`` set, which ``str.split()`` and
 U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 (a test derives it
 from Python).
 
+``intl`` and ``zh``
+    decided per code point from a role table (see
+    :mod:`fastbleu._kernels.unicode_classes`) by :func:`_split_unicode`.
+
+    ``intl`` (``TokenizerV14International``) applies, with the ``regex``
+    module, ``(\\P{N})(\\p{P})`` -> ``\\1 \\2 ``, then ``(\\p{P})(\\P{N})``
+    -> `` \\1 \\2``, then spaces around every ``\\p{S}``, then splits.  Only
+    spaces are inserted, and working through the non-overlapping matches
+    gives: a symbol is a token of its own; a punctuation mark is one if
+    (pass 1) it has a left neighbour that is not a number and is not itself
+    a mark matched by pass 1, or (pass 2) it has a right neighbour that is
+    not a number.  (A mark that pass 2 could skip because the previous
+    match consumed it always matched pass 1 already.)  There is no padding,
+    so the first character has no left neighbour and the last no right one.
+
+    ``zh`` (``TokenizerZh``) strips the line, spaces out every character of
+    its range table and applies 13a's four rules without 13a's replacements
+    and without padding: the same boundary rules as ``13a`` with the
+    spaced-out characters acting like rule-1 punctuation, except at the
+    ends of the line (a ``.``/``,`` first on the line cannot match rule 2,
+    one last on the line cannot match rule 3).
+
 Every tokenizer emits at most one token per input byte, so segment ``i``
 writes its hashes at ``out[offsets[i] - offsets[0]:]`` without a counting
 pass.
@@ -47,10 +69,14 @@ from numba import njit
 
 from .hashing import FNV_OFFSET, finish, fnv_step
 from .threads import for_chunks
+from .unicode_classes import (ROLE_DASH, ROLE_NUMBER, ROLE_PUNCT, ROLE_SPACE, intl_roles,
+                              zh_roles)
 
 TOKENIZE_NONE = 0
 TOKENIZE_13A = 1
 TOKENIZE_CHAR = 2
+TOKENIZE_INTL = 3
+TOKENIZE_ZH = 4
 
 # Byte classes.  Runs of _GLUE/_DIGIT bytes are the inside of tokens and are
 # consumed by a tight inner loop; everything else is decided one byte (or one
@@ -247,6 +273,113 @@ def _split_tokens(buf, start, end, out, pos, classes):
 
 
 @njit(cache=True, nogil=True)
+def _lstrip_start(buf, start, end):
+    """Start of ``buf[start:end]`` after ``str.lstrip()``."""
+    while start < end:
+        length = _utf8_length(buf[start])
+        if not _is_space_at(buf, start, length):
+            break
+        start += length
+    return start
+
+
+@njit(cache=True, nogil=True)
+def _code_point(buf, j, length):
+    """The code point of the ``length``-byte UTF-8 sequence at ``buf[j]``."""
+    b0 = np.int64(buf[j])
+    if length == 1:
+        return b0
+    b1 = np.int64(buf[j + 1]) & 0x3F
+    if length == 2:
+        return ((b0 & 0x1F) << 6) | b1
+    b2 = np.int64(buf[j + 2]) & 0x3F
+    if length == 3:
+        return ((b0 & 0x0F) << 12) | (b1 << 6) | b2
+    return ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | (np.int64(buf[j + 3]) & 0x3F)
+
+
+@njit(cache=True, nogil=True)
+def _role_at(buf, j, length, roles):
+    cp = _code_point(buf, j, length)
+    return roles[cp] if cp < roles.size else np.uint8(0)
+
+
+@njit(cache=True, nogil=True)
+def _split_unicode(buf, start, end, out, pos, roles):
+    """``intl`` or ``zh`` tokens of ``buf[start:end]`` at ``out[pos:]``; their number.
+
+    ``roles`` (one ``uint8`` per code point) decides which of the two it is.
+    """
+    count = 0
+    in_token = False
+    h = FNV_OFFSET
+    prev_number = False  # left neighbour is a number
+    prev_matched = True  # left neighbour is a mark matched from the left (or there is none)
+    j = start
+    while j < end:
+        b = buf[j]
+        length = 1 if b < 0x80 else _utf8_length(b)
+        role = roles[b] if b < 0x80 else _role_at(buf, j, length, roles)
+        if role <= ROLE_NUMBER:  # inside a token
+            if not in_token:
+                h = FNV_OFFSET
+                in_token = True
+            for k in range(j, j + length):
+                h = fnv_step(h, buf[k])
+            prev_number = role == ROLE_NUMBER
+            prev_matched = False
+            j += length
+            continue
+        if role == ROLE_SPACE:
+            if in_token:
+                out[pos + count] = finish(h)
+                count += 1
+                in_token = False
+            prev_number = False
+            prev_matched = False
+            j += length
+            continue
+        if role == ROLE_PUNCT:
+            matched = not prev_number and not prev_matched
+            isolated = matched
+            if not matched:
+                nxt = j + length
+                if nxt < end:
+                    nb = buf[nxt]
+                    nlength = 1 if nb < 0x80 else _utf8_length(nb)
+                    isolated = _role_at(buf, nxt, nlength, roles) != ROLE_NUMBER
+            prev_matched = matched
+        elif role == ROLE_DASH:
+            isolated = prev_number
+            prev_matched = False
+        else:  # ROLE_ISOLATE
+            isolated = True
+            prev_matched = False
+        prev_number = False
+        if isolated:
+            if in_token:
+                out[pos + count] = finish(h)
+                count += 1
+                in_token = False
+            t = FNV_OFFSET
+            for k in range(j, j + length):
+                t = fnv_step(t, buf[k])
+            out[pos + count] = finish(t)
+            count += 1
+        else:
+            if not in_token:
+                h = FNV_OFFSET
+                in_token = True
+            for k in range(j, j + length):
+                h = fnv_step(h, buf[k])
+        j += length
+    if in_token:
+        out[pos + count] = finish(h)
+        count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
 def _tokens_char(buf, start, end, out, pos):
     count = 0
     j = start
@@ -303,8 +436,11 @@ def _preprocess_13a(buf, length):
 
 
 @njit(cache=True, nogil=True)
-def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, first, last):
-    """Tokenize segments ``first:last``; owns its 13a scratch buffer."""
+def _tokenize_chunk(data, offsets, kind, roles, out_hashes, out_count, first, last):
+    """Tokenize segments ``first:last``; owns its 13a scratch buffer.
+
+    ``roles`` is the code-point role table of ``intl``/``zh`` (unused otherwise).
+    """
     base = offsets[0]
     scratch = np.empty(256, dtype=np.uint8)
     for i in range(first, last):
@@ -313,6 +449,11 @@ def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, first, last):
         pos = start - base
         if kind == TOKENIZE_CHAR:
             out_count[i] = _tokens_char(data, start, end, out_hashes, pos)
+            continue
+        if kind == TOKENIZE_INTL or kind == TOKENIZE_ZH:
+            if kind == TOKENIZE_ZH:  # zh strips both ends
+                start = _lstrip_start(data, start, end)
+            out_count[i] = _split_unicode(data, start, end, out_hashes, pos, roles)
             continue
         classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
         count = _split_tokens(data, start, end, out_hashes, pos, classes)
@@ -334,4 +475,16 @@ def tokenize_column(data, offsets, kind, out_hashes, out_count):
     ``out_count[i]``.  ``out_hashes`` needs ``offsets[-1] - offsets[0]`` slots.
     Chunks of segments run on several threads.
     """
-    for_chunks(_tokenize_chunk, offsets.size - 1, data, offsets, kind, out_hashes, out_count)
+    if kind == TOKENIZE_INTL:
+        roles = intl_roles()
+    elif kind == TOKENIZE_ZH:
+        roles = zh_roles()
+    else:
+        roles = _NO_ROLES
+    for_chunks(_tokenize_chunk, offsets.size - 1, data, offsets, kind, roles, out_hashes,
+               out_count)
+
+
+# Read-only like the real tables, so that every tokenizer shares one compiled signature.
+_NO_ROLES = np.zeros(1, dtype=np.uint8)
+_NO_ROLES.setflags(write=False)

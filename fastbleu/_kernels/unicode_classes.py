@@ -1,0 +1,144 @@
+"""Code-point role tables for the ``intl`` and ``zh`` tokenizers.
+
+The two tokenizers decide everything from one small "role" per code point,
+looked up in a ``uint8`` table with one entry for each of the 0x110000 code
+points (surrogates included: Python text may hold lone surrogates, which
+fastbleu stores in UTF-8's three-byte form).  The roles:
+
+``ROLE_GLUE``
+    stays inside a token and is not a number;
+``ROLE_NUMBER``
+    stays inside a token and is a number for the punctuation rules
+    (``intl``: Unicode category N, ``\\p{N}``; ``zh``: ASCII ``0-9``);
+``ROLE_SPACE``
+    Python whitespace (``str.isspace()``, what ``str.split()`` uses);
+``ROLE_ISOLATE``
+    always a token of its own (``intl``: symbols, ``\\p{S}``; ``zh``: the
+    characters its range table calls Chinese and 13a's rule-1 punctuation);
+``ROLE_PUNCT``
+    a token of its own unless numbers hold it in place (``intl``:
+    punctuation, ``\\p{P}``; ``zh``: ``.`` and ``,``);
+``ROLE_DASH``
+    ``zh`` only: ``-``, a token of its own after an ASCII digit.
+
+**intl.** sacrebleu runs its ``intl`` rules with the ``regex`` module, whose
+Unicode database may be newer than Python's ``unicodedata``.  The table is
+therefore derived from the installed ``regex`` itself, over every code
+point, on first use (about 0.15 s), never written by hand;
+:func:`regex_unicode_version` says which Unicode version that is.
+
+**zh.** sacrebleu's ``zh`` tokenizer tests ``start <= ch <= end`` on a
+table of string pairs.  Three of its pairs are written with five hex digits
+after ``\\u`` (``'\\u20000'``, ``'\\u2a6d6'``, ``'\\u2f800'``, ``'\\u2fa1d'``),
+which Python reads as a four-digit character followed by a digit: the pair
+meant for CJK Extension B (U+20000-U+2A6D6) compares as U+2001-U+2A6D, and
+the pair meant for the Compatibility Supplement as U+2F81-U+2FA1.  So
+sacrebleu spaces out general punctuation, arrows, mathematical operators,
+dingbats ... (everything in U+2001-U+2A6D) as if it were Chinese, and no
+character beyond the BMP at all.  :data:`ZH_RANGES` is that effective
+behaviour, and a test compares it with sacrebleu over all code points.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+ROLE_GLUE = 0
+ROLE_NUMBER = 1
+ROLE_SPACE = 2
+ROLE_ISOLATE = 3
+ROLE_PUNCT = 4
+ROLE_DASH = 5
+
+N_CODE_POINTS = 0x110000
+
+#: Python's ``str.isspace()`` code points (checked against Python by a test).
+PYTHON_WHITESPACE = (*range(0x09, 0x0E), *range(0x1C, 0x21), 0x85, 0xA0, 0x1680,
+                     *range(0x2000, 0x200B), 0x2028, 0x2029, 0x202F, 0x205F, 0x3000)
+
+#: The code points sacrebleu's ``zh`` tokenizer treats as Chinese, as its range
+#: checks actually behave (inclusive ranges; see the module docstring).
+ZH_RANGES = (
+    (0x2001, 0x2A6D),  # written as U+20000-U+2A6D6 (CJK Extension B)
+    (0x2E80, 0x2EFF), (0x2F00, 0x2FDF), (0x2FF0, 0x2FFF),  # the written U+2F800-U+2FA1D
+    (0x3000, 0x303F), (0x3100, 0x312F), (0x31A0, 0x31BF), (0x31C0, 0x31EF),  # falls in here
+    (0x3200, 0x32FF), (0x3300, 0x33FF), (0x3400, 0x4DB5), (0x4E00, 0x9FBB),
+    (0xF900, 0xFA2D), (0xFA30, 0xFA6A), (0xFA70, 0xFAD9), (0xFE10, 0xFE1F),
+    (0xFE30, 0xFE4F), (0xFF00, 0xFFEF),
+)
+
+# 13a's rule 1 (``TokenizerRegexp``): ASCII characters that become tokens of their own.
+_RULE1_ASCII = "{|}~[\\]^_`!\"#$%&()*+:;<=>?@/"
+
+#: Assigned characters (all but Cc, Cn, Co, Cs) per Unicode version, to name
+#: the version of ``regex``'s database.
+_CHARACTERS_PER_VERSION = {144697: "14.0", 149186: "15.0", 149813: "15.1", 154998: "16.0",
+                           159801: "17.0"}
+
+
+def _every_code_point() -> str:
+    return "".join(map(chr, range(N_CODE_POINTS)))
+
+
+def _positions(pattern, text: str) -> np.ndarray:
+    return np.fromiter((m.start() for m in pattern.finditer(text)), dtype=np.int64)
+
+
+@lru_cache(maxsize=1)
+def intl_roles() -> np.ndarray:
+    """The ``intl`` role of every code point, from the installed ``regex`` module.
+
+    Raises
+    ------
+    ImportError
+        If ``regex`` is not installed.
+    """
+    try:
+        import regex
+    except ImportError:
+        raise ImportError("the 'intl' tokenizer needs the 'regex' package "
+                          "(pip install regex), whose Unicode classes sacrebleu uses") from None
+    text = _every_code_point()
+    # One pass finds the few thousand candidates; each class is then decided on them alone.
+    candidates = _positions(regex.compile(r"[\p{N}\p{P}\p{S}]"), text)
+    sample = "".join(chr(c) for c in candidates)
+    roles = np.full(N_CODE_POINTS, ROLE_GLUE, dtype=np.uint8)
+    for role, pattern in ((ROLE_NUMBER, r"\p{N}"), (ROLE_PUNCT, r"\p{P}"),
+                          (ROLE_ISOLATE, r"\p{S}")):
+        roles[candidates[_positions(regex.compile(pattern), sample)]] = role
+    roles[list(PYTHON_WHITESPACE)] = ROLE_SPACE
+    roles.setflags(write=False)
+    return roles
+
+
+@lru_cache(maxsize=1)
+def zh_roles() -> np.ndarray:
+    """The ``zh`` role of every code point (sacrebleu's ranges as they behave, then 13a)."""
+    roles = np.full(N_CODE_POINTS, ROLE_GLUE, dtype=np.uint8)
+    for first, last in ZH_RANGES:
+        roles[first:last + 1] = ROLE_ISOLATE
+    roles[[ord(c) for c in _RULE1_ASCII]] = ROLE_ISOLATE
+    roles[ord("0"):ord("9") + 1] = ROLE_NUMBER
+    roles[[ord("."), ord(",")]] = ROLE_PUNCT
+    roles[ord("-")] = ROLE_DASH
+    # Whitespace inside the ranges (U+2001-U+200A, U+3000 ...) is spaced out and
+    # then split away: it stays whitespace.
+    roles[list(PYTHON_WHITESPACE)] = ROLE_SPACE
+    roles.setflags(write=False)
+    return roles
+
+
+@lru_cache(maxsize=1)
+def regex_unicode_version() -> str:
+    """The Unicode version of the installed ``regex`` module's database.
+
+    ``regex`` does not say it, so it is recognised by the number of assigned
+    characters it knows (``'17.0'`` for regex 2026.5.9); an unknown count
+    gives ``'unknown (N assigned characters)'``.
+    """
+    import regex
+
+    count = len(regex.findall(r"[^\p{Cc}\p{Cn}\p{Co}\p{Cs}]", _every_code_point()))
+    return _CHARACTERS_PER_VERSION.get(count, f"unknown ({count} assigned characters)")

@@ -1,0 +1,82 @@
+"""Tokenizers that run in Python, line by line, in front of the byte kernels.
+
+MeCab and sentencepiece cannot run inside numba.  :class:`LineTransform`
+wraps such a tokenizer so that it does as little as possible in Python: a
+column's segments are dictionary-encoded by Arrow, each *distinct* segment is
+tokenized once (and remembered across calls, as sacrebleu's LRU cache does,
+so reference lines are not tokenized again for the next system), and the
+tokenized lines, tokens joined by spaces, are gathered back into a column by
+Arrow.  The ``none`` kernel then splits that column into token hashes, and
+everything after it (n-grams, counts, scores) is the same vectorized
+pipeline as for the kernel tokenizers.  Splitting the space-joined output
+with ``str.split()`` is exactly what sacrebleu does with a tokenizer's
+output, so the tokens are sacrebleu's by construction.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from .text import TextColumn, _from_arrow
+
+#: Distinct lines remembered across calls (sacrebleu's ``lru_cache`` holds 2**16).
+CACHE_SIZE = 1 << 16
+
+
+class LineTransform:
+    """A column -> tokenized-column transform around a line tokenizer.
+
+    Parameters
+    ----------
+    tokenize_lines : callable
+        Takes a list of lines (``str``, already right-stripped as sacrebleu's
+        ``BLEU`` strips them) and returns the list of their tokenized forms,
+        tokens separated by whitespace.
+    cache_size : int
+        How many distinct lines to remember across calls.
+    """
+
+    def __init__(self, tokenize_lines: Callable[[list[str]], list[str]],
+                 cache_size: int = CACHE_SIZE):
+        self._tokenize_lines = tokenize_lines
+        self._cache: dict[bytes, bytes] = {}
+        self._cache_size = cache_size
+        self._lock = threading.Lock()  # the Python tokenizers are not thread-safe
+
+    def lines(self, raw: list[bytes]) -> list[bytes]:
+        """Tokenize UTF-8 lines, each distinct line once, remembering the results."""
+        with self._lock:
+            cache = self._cache
+            todo = [line for line in dict.fromkeys(raw) if line not in cache]
+            fresh = {}
+            if todo:
+                texts = [line.decode("utf-8", "surrogatepass").rstrip() for line in todo]
+                fresh = {line: out.encode("utf-8", "surrogatepass")
+                         for line, out in zip(todo, self._tokenize_lines(texts))}
+            result = [fresh[line] if line in fresh else cache[line] for line in raw]
+            if len(cache) + len(fresh) > self._cache_size:
+                cache.clear()
+            if len(fresh) <= self._cache_size:
+                cache.update(fresh)
+            return result
+
+    def __call__(self, column: TextColumn) -> TextColumn:
+        """The column of tokenized segments (missing segments stay missing)."""
+        import numpy as np
+        import pyarrow as pa
+
+        n = len(column)
+        start, stop = int(column.offsets[0]), int(column.offsets[-1])
+        offsets = column.offsets - start
+        validity = None
+        if column.valid is not None:
+            validity = pa.array(column.valid).buffers()[1]
+        binary = pa.LargeBinaryArray.from_buffers(
+            pa.large_binary(), n, [validity, pa.py_buffer(np.ascontiguousarray(offsets)),
+                                   pa.py_buffer(column.data[start:stop])])
+        encoded = binary.dictionary_encode()
+        distinct = encoded.dictionary.to_pylist()
+        tokenized = pa.array(self.lines(distinct), type=pa.large_binary())
+        result = _from_arrow(tokenized.take(encoded.indices), "tokenized text", trusted=True)
+        return TextColumn(result.data, result.offsets, column.valid)
