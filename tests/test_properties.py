@@ -66,7 +66,7 @@ def examples(n: int) -> settings:
     return settings(_PROFILE, max_examples=scaled)
 
 
-TOKENIZERS = ("13a", "none", "char")
+TOKENIZERS = ("13a", "none", "char", "intl", "zh")
 SMOOTH_METHODS = ("none", "floor", "add-k", "exp")
 
 # -- the nasty alphabet --------------------------------------------------------------------
