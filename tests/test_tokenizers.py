@@ -109,6 +109,27 @@ def test_regex_unicode_version_is_named():
     assert float(version) >= 14.0
 
 
+@pytest.mark.parametrize("tokenize, alphabet", [
+    ("intl", ["a", "1", "٣", ".", "!", "$", " ", "　", "中", "-"]),
+    ("zh", ["a", "1", ".", ",", "-", "!", " ", "中", "—", "\n"]),
+])
+def test_exhaustive_short_strings(tokenize, alphabet):
+    """Every string of up to 5 characters over one character of each role."""
+    from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
+    from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+    sacre = _uncached(TokenizerV14International() if tokenize == "intl" else TokenizerZh())
+    lines, frontier = [""], [""]
+    for _ in range(5):
+        frontier = [p + a for p in frontier for a in alphabet]
+        lines += frontier
+    # sacrebleu's BLEU right-strips before its tokenizer; so does fastbleu's kernel.
+    expected = _sacre_hashes([sacre(line.rstrip()) for line in lines])
+    got = fast_hashes(lines, tokenize, False)
+    bad = [i for i in range(len(lines)) if got[i] != expected[i]]
+    assert not bad, [lines[i] for i in sorted(bad, key=lambda i: len(lines[i]))[:10]]
+
+
 # -- property-based: the whole Unicode range ----------------------------------------------------
 
 #: Punctuation, symbols and numbers of many scripts, and the zh range edges.
