@@ -103,6 +103,26 @@ def test_zh_every_code_point():
         _sacre_hashes([sacre(lines[c]) for c in sample])
 
 
+def test_intl_table_cache(tmp_path, monkeypatch):
+    """The cached table is the derived one; a damaged cache file is derived again."""
+    from fastbleu._kernels import unicode_classes as uc
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    derived = uc.derive_intl_roles()
+    try:
+        uc.intl_roles.cache_clear()
+        assert np.array_equal(uc.intl_roles(), derived)  # derived, then written
+        (written,) = tmp_path.glob("fastbleu-intl-roles-regex-*.npy")
+        uc.intl_roles.cache_clear()
+        assert np.array_equal(uc.intl_roles(), derived)  # read back
+        written.write_bytes(b"damaged")
+        uc.intl_roles.cache_clear()
+        assert np.array_equal(uc.intl_roles(), derived)
+        assert not uc.intl_roles().flags.writeable
+    finally:
+        uc.intl_roles.cache_clear()
+
+
 def test_regex_unicode_version_is_named():
     version = regex_unicode_version()
     assert not version.startswith("unknown"), version

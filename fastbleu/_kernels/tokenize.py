@@ -436,11 +436,8 @@ def _preprocess_13a(buf, length):
 
 
 @njit(cache=True, nogil=True)
-def _tokenize_chunk(data, offsets, kind, roles, out_hashes, out_count, first, last):
-    """Tokenize segments ``first:last``; owns its 13a scratch buffer.
-
-    ``roles`` is the code-point role table of ``intl``/``zh`` (unused otherwise).
-    """
+def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, first, last):
+    """Tokenize segments ``first:last``; owns its 13a scratch buffer."""
     base = offsets[0]
     scratch = np.empty(256, dtype=np.uint8)
     for i in range(first, last):
@@ -449,11 +446,6 @@ def _tokenize_chunk(data, offsets, kind, roles, out_hashes, out_count, first, la
         pos = start - base
         if kind == TOKENIZE_CHAR:
             out_count[i] = _tokens_char(data, start, end, out_hashes, pos)
-            continue
-        if kind == TOKENIZE_INTL or kind == TOKENIZE_ZH:
-            if kind == TOKENIZE_ZH:  # zh strips both ends
-                start = _lstrip_start(data, start, end)
-            out_count[i] = _split_unicode(data, start, end, out_hashes, pos, roles)
             continue
         classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
         count = _split_tokens(data, start, end, out_hashes, pos, classes)
@@ -467,6 +459,24 @@ def _tokenize_chunk(data, offsets, kind, roles, out_hashes, out_count, first, la
         out_count[i] = count
 
 
+@njit(cache=True, nogil=True)
+def _tokenize_chunk_unicode(data, offsets, strip_left, roles, out_hashes, out_count, first,
+                            last):
+    """``intl`` (``strip_left`` false) or ``zh`` (true) for segments ``first:last``.
+
+    A kernel of its own, so that the other tokenizers' first run does not
+    compile it.
+    """
+    base = offsets[0]
+    for i in range(first, last):
+        start = offsets[i]
+        end = _rstrip_end(data, start, offsets[i + 1])
+        pos = start - base
+        if strip_left:
+            start = _lstrip_start(data, start, end)
+        out_count[i] = _split_unicode(data, start, end, out_hashes, pos, roles)
+
+
 def tokenize_column(data, offsets, kind, out_hashes, out_count):
     """Tokenize every segment of a string column into token hashes.
 
@@ -475,16 +485,12 @@ def tokenize_column(data, offsets, kind, out_hashes, out_count):
     ``out_count[i]``.  ``out_hashes`` needs ``offsets[-1] - offsets[0]`` slots.
     Chunks of segments run on several threads.
     """
+    n = offsets.size - 1
     if kind == TOKENIZE_INTL:
-        roles = intl_roles()
+        for_chunks(_tokenize_chunk_unicode, n, data, offsets, False, intl_roles(), out_hashes,
+                   out_count)
     elif kind == TOKENIZE_ZH:
-        roles = zh_roles()
+        for_chunks(_tokenize_chunk_unicode, n, data, offsets, True, zh_roles(), out_hashes,
+                   out_count)
     else:
-        roles = _NO_ROLES
-    for_chunks(_tokenize_chunk, offsets.size - 1, data, offsets, kind, roles, out_hashes,
-               out_count)
-
-
-# Read-only like the real tables, so that every tokenizer shares one compiled signature.
-_NO_ROLES = np.zeros(1, dtype=np.uint8)
-_NO_ROLES.setflags(write=False)
+        for_chunks(_tokenize_chunk, n, data, offsets, kind, out_hashes, out_count)

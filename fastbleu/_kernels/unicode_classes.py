@@ -24,8 +24,11 @@ fastbleu stores in UTF-8's three-byte form).  The roles:
 **intl.** sacrebleu runs its ``intl`` rules with the ``regex`` module, whose
 Unicode database may be newer than Python's ``unicodedata``.  The table is
 therefore derived from the installed ``regex`` itself, over every code
-point, on first use (about 0.15 s), never written by hand;
-:func:`regex_unicode_version` says which Unicode version that is.
+point, never written by hand; :func:`regex_unicode_version` says which
+Unicode version that is.  Deriving takes 0.4-0.8 s, so the table is kept
+(1.1 MB, keyed by ``regex``'s version) where numba keeps its cache:
+``$NUMBA_CACHE_DIR`` or the ``__pycache__`` folder beside this file; when
+neither can be written, it is derived in every process.
 
 **zh.** sacrebleu's ``zh`` tokenizer tests ``start <= ch <= end`` on a
 table of string pairs.  Three of its pairs are written with five hex digits
@@ -41,7 +44,10 @@ behaviour, and a test compares it with sacrebleu over all code points.
 
 from __future__ import annotations
 
+import os
+import threading
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 
@@ -86,9 +92,17 @@ def _positions(pattern, text: str) -> np.ndarray:
     return np.fromiter((m.start() for m in pattern.finditer(text)), dtype=np.int64)
 
 
+def _cache_file(regex_version: str) -> Path:
+    folder = os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).parent / "__pycache__"
+    return Path(folder) / f"fastbleu-intl-roles-regex-{regex_version}.npy"
+
+
 @lru_cache(maxsize=1)
 def intl_roles() -> np.ndarray:
     """The ``intl`` role of every code point, from the installed ``regex`` module.
+
+    Read from the cache file when there is one for this ``regex`` version,
+    else derived and written there.
 
     Raises
     ------
@@ -100,6 +114,30 @@ def intl_roles() -> np.ndarray:
     except ImportError:
         raise ImportError("the 'intl' tokenizer needs the 'regex' package "
                           "(pip install regex), whose Unicode classes sacrebleu uses") from None
+    path = _cache_file(regex.__version__)
+    try:
+        roles = np.load(path, allow_pickle=False)
+        if roles.dtype == np.uint8 and roles.shape == (N_CODE_POINTS,):
+            roles.setflags(write=False)
+            return roles
+    except (OSError, ValueError):
+        pass
+    roles = derive_intl_roles()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        with open(temporary, "wb") as handle:
+            np.save(handle, roles, allow_pickle=False)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a read-only installation: derive it again next time
+    return roles
+
+
+def derive_intl_roles() -> np.ndarray:
+    """The ``intl`` roles, derived from ``regex`` over every code point (no cache)."""
+    import regex
+
     text = _every_code_point()
     # One pass finds the few thousand candidates; each class is then decided on them alone.
     candidates = _positions(regex.compile(r"[\p{N}\p{P}\p{S}]"), text)
