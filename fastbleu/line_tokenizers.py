@@ -1,12 +1,12 @@
 """Tokenizers that run in Python, line by line, in front of the byte kernels.
 
 MeCab and sentencepiece cannot run inside numba.  :class:`LineTransform`
-wraps such a tokenizer so that it does as little as possible in Python: a
-column's segments are dictionary-encoded by Arrow, each *distinct* segment is
-tokenized once (and remembered across calls, as sacrebleu's LRU cache does,
-so reference lines are not tokenized again for the next system), and the
-tokenized lines, tokens joined by spaces, are gathered back into a column by
-Arrow.  The ``none`` kernel then splits that column into token hashes, and
+wraps such a tokenizer so that it does as little as possible in Python: each
+*distinct* segment of a column is tokenized once (and remembered across
+calls, as sacrebleu's LRU cache does, so reference lines are not tokenized
+again for the next system), and the tokenized lines, tokens joined by
+spaces, are laid out as a new UTF-8 column (one ``bytes.join`` and a
+cumulative sum; no pyarrow, whose import the command line avoids).  The ``none`` kernel then splits that column into token hashes, and
 everything after it (n-grams, counts, scores) is the same vectorized
 pipeline as for the kernel tokenizers.  Splitting the space-joined output
 with ``str.split()`` is exactly what sacrebleu does with a tokenizer's
@@ -18,7 +18,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from .text import TextColumn, _from_arrow
+import numpy as np
+
+from .text import TextColumn
 
 #: Distinct lines remembered across calls (sacrebleu's ``lru_cache`` holds 2**16).
 CACHE_SIZE = 1 << 16
@@ -62,21 +64,19 @@ class LineTransform:
             return result
 
     def __call__(self, column: TextColumn) -> TextColumn:
-        """The column of tokenized segments (missing segments stay missing)."""
-        import numpy as np
-        import pyarrow as pa
-
+        """The column of tokenized segments (missing segments stay missing, and empty)."""
         n = len(column)
-        start, stop = int(column.offsets[0]), int(column.offsets[-1])
-        offsets = column.offsets - start
-        validity = None
-        if column.valid is not None:
-            validity = pa.array(column.valid).buffers()[1]
-        binary = pa.LargeBinaryArray.from_buffers(
-            pa.large_binary(), n, [validity, pa.py_buffer(np.ascontiguousarray(offsets)),
-                                   pa.py_buffer(column.data[start:stop])])
-        encoded = binary.dictionary_encode()
-        distinct = encoded.dictionary.to_pylist()
-        tokenized = pa.array(self.lines(distinct), type=pa.large_binary())
-        result = _from_arrow(tokenized.take(encoded.indices), "tokenized text", trusted=True)
-        return TextColumn(result.data, result.offsets, column.valid)
+        start = int(column.offsets[0])
+        text = column.data[start:int(column.offsets[-1])].tobytes()
+        bounds = (column.offsets - start).tolist()
+        if column.valid is None:
+            present = range(n)
+        else:
+            present = np.flatnonzero(column.valid).tolist()
+        tokenized = self.lines([text[bounds[i]:bounds[i + 1]] for i in present])
+        lengths = np.zeros(n, dtype=np.int64)
+        lengths[present] = [len(line) for line in tokenized]
+        offsets = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        data = np.frombuffer(b"".join(tokenized), dtype=np.uint8)
+        return TextColumn(data, offsets, column.valid)
