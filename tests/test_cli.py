@@ -133,7 +133,7 @@ def test_invalid_utf8_names_file_and_line(tmp_path, capsys):
 
 def test_unknown_tokenizer_is_a_clean_error(capsys):
     status, err = _error(SAMPLE_REFS + ["-i", SAMPLE_HYP, "-tok", "bogus"], capsys)
-    assert status == 2 and "unknown tokenizer 'bogus'; available: 13a, none, char" in err
+    assert status == 2 and "unknown tokenizer 'bogus'; available: none, zh, 13a, intl" in err
 
 
 def test_debug_shows_the_traceback():
