@@ -478,3 +478,27 @@ def test_logging_of_spm_alias(sacrebleu_models, caplog):
         assert BLEU(tokenize="spm").tokenizer_signature == "flores101"
     assert "flores101" in caplog.text
     assert fastbleu.__version__
+
+
+def test_line_transform_tokenizes_each_distinct_line_once():
+    from fastbleu.line_tokenizers import LineTransform
+
+    seen: list[str] = []
+
+    def upper_words(lines):
+        seen.extend(lines)
+        return [" ".join(line.upper()) for line in lines]
+
+    transform = LineTransform(upper_words, cache_size=3)
+    column = as_text_column(["ab ", "cd", "ab ", None, "", "ef", "cd"], "x", allow_null=True)
+    out = transform(column)
+    assert sorted(seen) == ["", "ab", "cd", "ef"]  # right-stripped, once each, not the None
+    texts = [None if not ok else out.data[a:b].tobytes().decode()
+             for ok, a, b in zip(out.valid, out.offsets[:-1], out.offsets[1:])]
+    assert texts == ["A B", "C D", "A B", None, "", "E F", "C D"]
+    seen.clear()
+    transform(as_text_column(["cd", "gh"], "y"))  # 4 fresh lines did not fit: none was kept
+    assert seen == ["cd", "gh"]
+    seen.clear()
+    transform(as_text_column(["gh", "cd"], "z"))
+    assert seen == []
