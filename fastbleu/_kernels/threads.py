@@ -30,15 +30,23 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
-def for_chunks(kernel, n: int, *args) -> None:
-    """Call ``kernel(*args, first, last)`` on chunks covering ``range(n)``, in parallel."""
+def submit_chunks(kernel, n: int, *args, min_chunk: int = _MIN_CHUNK) -> list:
+    """Start ``kernel(*args, first, last)`` on chunks covering ``range(n)``; return the futures.
+
+    Pieces have at least ``min_chunk`` items (one piece, run here and now,
+    when ``n`` is smaller than two of them or numba has one thread).  The
+    caller may work while the pool runs, then wait on the futures.
+    """
     threads = numba.config.NUMBA_NUM_THREADS
-    if threads <= 1 or n < 2 * _MIN_CHUNK:
+    if threads <= 1 or n < 2 * min_chunk:
         kernel(*args, 0, n)
-        return
-    pieces = min(4 * threads, max(1, n // _MIN_CHUNK))
+        return []
+    pieces = min(4 * threads, max(1, n // min_chunk))
     bounds = [n * k // pieces for k in range(pieces + 1)]
-    futures = [_executor().submit(kernel, *args, bounds[k], bounds[k + 1])
-               for k in range(pieces)]
-    for future in futures:
+    return [_executor().submit(kernel, *args, bounds[k], bounds[k + 1]) for k in range(pieces)]
+
+
+def for_chunks(kernel, n: int, *args, min_chunk: int = _MIN_CHUNK) -> None:
+    """Call ``kernel(*args, first, last)`` on chunks covering ``range(n)``, in parallel."""
+    for future in submit_chunks(kernel, n, *args, min_chunk=min_chunk):
         future.result()
