@@ -57,8 +57,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.resample import bootstrap_rows, bootstrap_rows_float32, randomization_rows
-from ._kernels.threads import submit_chunks
+from ._kernels.resample import (bootstrap_rows_float32, count_draws, randomization_rows,
+                                score_sums, weighted_sums)
+from ._kernels.threads import chunk_bounds, submit, submit_chunks
 from .score import _COMPENSATED_SUM, _SMOOTH_CODES, BLEUScore, _formula_arguments
 
 #: sacrebleu's default seed, and its default numbers of resamples and trials.
@@ -66,9 +67,11 @@ DEFAULT_SEED = 12345
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_TRIALS = 10000
 
-# Draws per chunk: 2**22 int64 indices (32 MiB) or 2**24 coin flips (16 MiB).
+# Draws per chunk: 2**22 int64 indices (32 MiB) or 2**24 coin flips (16 MiB); a batch of
+# resamples' segment counts: 2**24 int32 (64 MiB, two batches alive at a time).
 _INDEX_BUDGET = 1 << 22
 _FLIP_BUDGET = 1 << 24
+_COUNT_BUDGET = 1 << 24
 # Additions per thread piece below which splitting a chunk is not worth it.
 _MIN_WORK = 1 << 16
 
@@ -148,7 +151,7 @@ def index_chunks(rng: np.random.Generator, n_segments: int, n_samples: int,
     """Yield ``(first_row, indices)``: ``rng.choice(n_segments, size=(n_samples, n_segments))``
     a block of rows at a time, the same values as the one big call."""
     if chunk_rows is None:
-        chunk_rows = max(1, _INDEX_BUDGET // n_segments)
+        chunk_rows = _chunk_rows(n_segments)
     done = 0
     while done < n_samples:
         rows = min(chunk_rows, n_samples - done)
@@ -238,15 +241,60 @@ def bootstrap_scores(stats: list[np.ndarray], formula: _Formula, n_samples: int,
     Resample ``r`` is row ``r`` of ``rng.choice(n, size=(n_samples, n))``,
     drawn chunk by chunk; all systems use the same resamples.
     """
+    if sacrebleu_compat:
+        return _bootstrap_float32(stats, formula, n_samples, rng)
     n_segments = stats[0].shape[0]
-    joined = _side_by_side(stats, np.float32 if sacrebleu_compat else np.int64)
-    kernel = bootstrap_rows_float32 if sacrebleu_compat else bootstrap_rows
+    joined = _side_by_side(stats, np.int64)
+    width = joined.shape[1]
+    out = np.empty((len(stats), n_samples), dtype=np.float64)
+    batch = max(1, min(n_samples, _COUNT_BUDGET // n_segments))
+    buffers = [np.empty((batch, n_segments), dtype=np.int32) for _ in range(2)]
+    min_segments = max(256, _MIN_WORK // (batch * width))
+
+    def launch(counts, n_rows, offset):
+        """Start the sums of a full batch on the pool; return what ``finish`` needs."""
+        bounds = chunk_bounds(n_segments, min_segments)
+        partial = np.zeros((len(bounds) - 1, n_rows, width), dtype=np.int64)
+        futures = [submit(weighted_sums, joined, counts, n_rows, partial[k], bounds[k],
+                          bounds[k + 1]) for k in range(len(bounds) - 1)]
+        return futures, partial, n_rows, offset
+
+    def finish(pending):
+        futures, partial, n_rows, offset = pending
+        for future in futures:
+            future.result()
+        score_sums(partial.sum(axis=0), n_rows, len(stats), *formula.args(), out, offset)
+
+    # The main thread draws and counts batch k + 1 while the pool sums batch k.
+    pending, current, filled, offset = None, 0, 0, 0
+    for _, idx in index_chunks(rng, n_segments, n_samples, min(batch, _chunk_rows(n_segments))):
+        while idx.shape[0]:
+            take = min(idx.shape[0], batch - filled)
+            count_draws(idx[:take], buffers[current], filled)
+            idx, filled = idx[take:], filled + take
+            if filled == batch or offset + filled == n_samples:
+                if pending is not None:
+                    finish(pending)
+                pending = launch(buffers[current], filled, offset)
+                offset, filled, current = offset + filled, 0, 1 - current
+    finish(pending)
+    return out
+
+
+def _chunk_rows(n_segments: int) -> int:
+    return max(1, _INDEX_BUDGET // n_segments)
+
+
+def _bootstrap_float32(stats, formula, n_samples, rng) -> np.ndarray:
+    """sacrebleu's float32 bootstrap: each resample's rows gathered and added in index order."""
+    n_segments = stats[0].shape[0]
+    joined = _side_by_side(stats, np.float32)
     out = np.empty((len(stats), n_samples), dtype=np.float64)
     min_rows = _min_rows(n_segments, joined.shape[1])
 
     def launch(first_row, idx):
-        return submit_chunks(kernel, idx.shape[0], joined, idx, len(stats), *formula.args(),
-                             out, first_row, min_chunk=min_rows)
+        return submit_chunks(bootstrap_rows_float32, idx.shape[0], joined, idx, len(stats),
+                             *formula.args(), out, first_row, min_chunk=min_rows)
 
     _pipelined(index_chunks(rng, n_segments, n_samples), launch)
     return out
