@@ -68,10 +68,11 @@ DEFAULT_BOOTSTRAP = 1000
 DEFAULT_TRIALS = 10000
 
 # Draws per chunk: 2**22 int64 indices (32 MiB) or 2**24 coin flips (16 MiB); a batch of
-# resamples' segment counts: 2**24 int32 (64 MiB, two batches alive at a time).
+# resamples' segment counts: 2**24 uint16 (32 MiB, two batches alive at a time).
 _INDEX_BUDGET = 1 << 22
 _FLIP_BUDGET = 1 << 24
 _COUNT_BUDGET = 1 << 24
+_COUNT_DTYPE = np.uint16
 # Additions per thread piece below which splitting a chunk is not worth it.
 _MIN_WORK = 1 << 16
 
@@ -248,8 +249,9 @@ def bootstrap_scores(stats: list[np.ndarray], formula: _Formula, n_samples: int,
     width = joined.shape[1]
     out = np.empty((len(stats), n_samples), dtype=np.float64)
     batch = max(1, min(n_samples, _COUNT_BUDGET // n_segments))
-    buffers = [np.empty((batch, n_segments), dtype=np.int32) for _ in range(2)]
+    buffers = [np.empty((batch, n_segments), dtype=_COUNT_DTYPE) for _ in range(2)]
     min_segments = max(256, _MIN_WORK // (batch * width))
+    wrapped = {}  # resample -> its sums, for the (astronomically rare) count that wrapped
 
     def launch(counts, n_rows, offset):
         """Start the sums of a full batch on the pool; return what ``finish`` needs."""
@@ -263,14 +265,22 @@ def bootstrap_scores(stats: list[np.ndarray], formula: _Formula, n_samples: int,
         futures, partial, n_rows, offset = pending
         for future in futures:
             future.result()
-        score_sums(partial.sum(axis=0), n_rows, len(stats), *formula.args(), out, offset)
+        sums = partial.sum(axis=0)
+        for row in range(offset, offset + n_rows):
+            if row in wrapped:
+                sums[row - offset] = wrapped.pop(row)
+        score_sums(sums, n_rows, len(stats), *formula.args(), out, offset)
 
     # The main thread draws and counts batch k + 1 while the pool sums batch k.
     pending, current, filled, offset = None, 0, 0, 0
     for _, idx in index_chunks(rng, n_segments, n_samples, min(batch, _chunk_rows(n_segments))):
         while idx.shape[0]:
             take = min(idx.shape[0], batch - filled)
-            count_draws(idx[:take], buffers[current], filled)
+            if count_draws(idx[:take], buffers[current], filled):
+                for r in range(take):
+                    counts = np.bincount(idx[r], minlength=n_segments)  # int64
+                    if counts.max() > np.iinfo(_COUNT_DTYPE).max:
+                        wrapped[offset + filled + r] = counts @ joined
             idx, filled = idx[take:], filled + take
             if filled == batch or offset + filled == n_samples:
                 if pending is not None:

@@ -121,6 +121,29 @@ def test_exact_bootstrap_kernel_matches_plain_sums(options, monkeypatch):
     assert np.array_equal(ours, _reference_bootstrap(stats, bleu, idx))
 
 
+def test_exact_bootstrap_survives_a_wrapped_count(monkeypatch):
+    """A segment drawn more often than the count type holds (uint16: 65,536 times) is
+    summed another way; forced here with uint8 counts and rigged draws."""
+    monkeypatch.setattr(sig, "_COUNT_DTYPE", np.uint8)
+    monkeypatch.setattr(sig, "_COUNT_BUDGET", 2 * 300)
+
+    class Rigged:
+        def __init__(self):
+            self.rng, self.drawn = np.random.default_rng(5), []
+
+        def choice(self, n, size, replace):
+            idx = self.rng.choice(n, size=size, replace=replace)
+            idx[::2] = 7  # every other resample: segment 7, 300 times
+            self.drawn.append(idx)
+            return idx
+
+    rng = np.random.default_rng(8)
+    stats = [_random_stats(rng, 300) for _ in range(2)]
+    rigged = Rigged()
+    ours = sig.bootstrap_scores(stats, sig._Formula.of(BLEU()), 5, rigged)
+    assert np.array_equal(ours, _reference_bootstrap(stats, BLEU(), np.concatenate(rigged.drawn)))
+
+
 @pytest.mark.parametrize("options", [{}, {"smooth_method": "floor"}, {"smooth_method": "none"},
                                      {"smooth_method": "add-k"},
                                      {"smooth_method": "floor", "smooth_value": 0.3},

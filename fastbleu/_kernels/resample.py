@@ -48,12 +48,23 @@ _BLOCK = 1024
 
 @njit(cache=True, nogil=True)
 def count_draws(idx, counts, row0):
-    """``counts[row0 + r, j]`` = how often segment ``j`` occurs in ``idx[r]`` (rows zeroed here)."""
+    """``counts[row0 + r, j]`` = how often segment ``j`` occurs in ``idx[r]`` (rows zeroed here).
+
+    Counts are small unsigned integers (uint16: 2 bytes a segment keeps a
+    million-segment row in the cache); returns True if one wrapped around,
+    which takes 65,536 draws of one segment in one resample.  The caller
+    then sums those rows another way.
+    """
+    wrapped = False
     for r in range(idx.shape[0]):
         row = counts[row0 + r]
         row[:] = 0
         for i in range(idx.shape[1]):
-            row[idx[r, i]] += 1
+            j = idx[r, i]
+            count = row[j] + 1
+            row[j] = count
+            wrapped |= row[j] == 0
+    return wrapped
 
 
 @njit(cache=True, nogil=True)
