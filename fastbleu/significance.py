@@ -53,6 +53,7 @@ from __future__ import annotations
 import math
 import os
 import statistics as _statistics
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,11 +69,12 @@ DEFAULT_BOOTSTRAP = 1000
 DEFAULT_TRIALS = 10000
 
 # Draws per chunk: 2**22 int64 indices (32 MiB) or 2**24 coin flips (16 MiB); a batch of
-# resamples' segment counts: 2**24 uint16 (32 MiB, two batches alive at a time).
+# resamples' segment counts: 2**25 uint16 (64 MiB, two batches alive at a time).
 _INDEX_BUDGET = 1 << 22
 _FLIP_BUDGET = 1 << 24
-_COUNT_BUDGET = 1 << 24
+_COUNT_BUDGET = 1 << 25
 _COUNT_DTYPE = np.uint16
+_MAX_COUNTING = 2
 # Additions per thread piece below which splitting a chunk is not worth it.
 _MIN_WORK = 1 << 16
 
@@ -271,18 +273,29 @@ def bootstrap_scores(stats: list[np.ndarray], formula: _Formula, n_samples: int,
                 sums[row - offset] = wrapped.pop(row)
         score_sums(sums, n_rows, len(stats), *formula.args(), out, offset)
 
-    # The main thread draws and counts batch k + 1 while the pool sums batch k.
+    def count(part, counts, first_row, first_resample):
+        """Count a block of draws into ``counts`` (runs on the pool)."""
+        if count_draws(part, counts, first_row):
+            for r in range(part.shape[0]):
+                exact = np.bincount(part[r], minlength=n_segments)  # int64
+                if exact.max() > np.iinfo(_COUNT_DTYPE).max:
+                    wrapped[first_resample + r] = exact @ joined
+
+    # The main thread only draws (numpy, one stream); the pool counts the draws of
+    # batch k + 1 and sums batch k.  At most _MAX_COUNTING blocks of draws wait.
+    counting = deque()
     pending, current, filled, offset = None, 0, 0, 0
     for _, idx in index_chunks(rng, n_segments, n_samples, min(batch, _chunk_rows(n_segments))):
         while idx.shape[0]:
             take = min(idx.shape[0], batch - filled)
-            if count_draws(idx[:take], buffers[current], filled):
-                for r in range(take):
-                    counts = np.bincount(idx[r], minlength=n_segments)  # int64
-                    if counts.max() > np.iinfo(_COUNT_DTYPE).max:
-                        wrapped[offset + filled + r] = counts @ joined
+            counting.append(submit(count, idx[:take], buffers[current], filled,
+                                   offset + filled))
+            while len(counting) > _MAX_COUNTING:
+                counting.popleft().result()
             idx, filled = idx[take:], filled + take
             if filled == batch or offset + filled == n_samples:
+                while counting:
+                    counting.popleft().result()
                 if pending is not None:
                     finish(pending)
                 pending = launch(buffers[current], filled, offset)
