@@ -3,6 +3,8 @@
     fastbleu REF [REF ...] -i SYS [SYS ...]     # text files, as sacrebleu reads them
     cat SYS | fastbleu REF -f text             # systems from standard input (tab-separated)
     fastbleu scores.parquet --hyp-column hyp --ref-column ref --group-by system,pair
+    fastbleu REF -i BASE SYS2 --paired-bs       # significance (fastbleu.significance)
+    fastbleu scores.parquet --system-column system --group-by pair --paired-ar
 
 Parsing, reading, scoring and printing stay apart: :func:`build_parser`
 knows the flags, :mod:`fastbleu.files` and :mod:`fastbleu.tables` read,

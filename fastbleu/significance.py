@@ -507,7 +507,9 @@ def paired_bootstrap(systems, references=None, *, bleu=None,
         str or string columns) or segment statistics arrays, all of the
         same number of segments.
     references, bleu, n_samples, seed, sacrebleu_compat
-        As for :func:`confidence_interval`.
+        As for :func:`confidence_interval`.  With many systems, pass
+        ``bleu=BLEU(references=refs)`` and no ``references`` to tokenize the
+        references once rather than once per system.
 
     Returns
     -------
