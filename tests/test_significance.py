@@ -164,6 +164,26 @@ def test_float32_kernel_is_sacrebleus_code_path(options):
         assert ours[s].tolist() == expected
 
 
+@pytest.mark.parametrize("order, n", [(1, 20000), (4, 20000), (6, 9000)])
+def test_float32_sums_follow_numpy_block_sum(order, n):
+    """numpy's ``block.sum(0)`` on a C-ordered float32 (n, width) block adds the rows one
+    after the other; the compat kernel's scores equal sacrebleu's on such sums for several
+    widths and for n past numpy's 8192-element buffers."""
+    theirs = SacreBLEU(max_ngram_order=order)
+    rng = np.random.default_rng(order)
+    stats = [_random_stats(rng, n, order, scale=5000)]
+    idx = np.random.default_rng(3).choice(n, size=(3, n), replace=True)
+    blocks = np.array(stats[0], dtype=np.float32)[idx]
+    sums = [block.sum(0) for block in blocks]
+    running = [np.add.accumulate(block, axis=0)[-1] for block in blocks]  # row by row
+    assert all(np.array_equal(a, b) for a, b in zip(sums, running))
+    assert any(float(x) != float(y) for a, b in zip(sums, blocks)
+               for x, y in zip(a, b.astype(np.int64).sum(0)))  # float32 really rounds here
+    ours = sig.bootstrap_scores(stats, sig._Formula.of(BLEU(max_ngram_order=order)), 3,
+                                np.random.default_rng(3), sacrebleu_compat=True)
+    assert ours[0].tolist() == [theirs._compute_score_from_stats(t).score for t in sums]
+
+
 def test_randomization_kernel_matches_matrix_products(monkeypatch):
     monkeypatch.setattr(sig, "_FLIP_BUDGET", 3 * 130)
     monkeypatch.setattr(sig, "_MIN_WORK", 1)
@@ -257,6 +277,9 @@ def test_statistics_or_hypotheses_give_the_same_results():
         _fields(sig.paired_bootstrap(systems, refs, n_samples=50))
     assert _fields(sig.paired_ar(stats, n_samples=64)) == \
         _fields(sig.paired_ar(systems, refs, n_samples=64))
+    cached = BLEU(references=refs)  # references tokenized once for all systems
+    assert _fields(sig.paired_bootstrap(systems, bleu=cached, n_samples=50)) == \
+        _fields(sig.paired_bootstrap(stats, n_samples=50))
 
 
 def test_a_system_against_itself_gets_sacrebleus_smallest_p():
