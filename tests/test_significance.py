@@ -260,6 +260,22 @@ def test_paired_ar_with_confidence_equals_sacrebleu():
     assert all(abs(r.mean - t[2]) < 1e-6 for r, t in zip(exact, theirs))
 
 
+@pytest.mark.parametrize("options", [{"smooth_method": "add-k"},
+                                     {"smooth_method": "add-k", "smooth_value": 0.5},
+                                     {"smooth_method": "floor", "smooth_value": 0.2},
+                                     {"smooth_method": "none", "lowercase": True}])
+@pytest.mark.parametrize("test", ["bs", "ar"])
+def test_options_equal_sacrebleu(options, test):
+    refs, systems = _sample()
+    refs, systems = [refs[0][:300]], [system[:300] for system in systems]
+    named = [(str(k), system) for k, system in enumerate(systems)]
+    _, scores = PairedTest(named, {"BLEU": SacreBLEU(references=refs, **options)}, None,
+                           test_type=test, n_samples=200)()
+    run = sig.paired_bootstrap if test == "bs" else sig.paired_ar
+    ours = run(systems, refs, bleu=BLEU(**options), n_samples=200, sacrebleu_compat=True)
+    assert _fields(ours) == [(r.score, r.p_value, r.mean, r.ci) for r in scores["BLEU"]]
+
+
 def test_confidence_interval_equals_sacrebleu():
     refs, systems = _sample()
     theirs = SacreBLEU().corpus_score(systems[1], refs, n_bootstrap=500)
