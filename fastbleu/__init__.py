@@ -9,6 +9,7 @@ The pipeline, one module a stage::
     tables.py          Parquet / CSV / JSON Lines / data frames -> record batches
     groups.py          statistics -> sums per group
     table_scoring.py   score_table: one corpus BLEU per group, streamed
+    significance.py    bootstrap CIs, paired bootstrap, approximate randomization
     report.py, cli.py  the ``fastbleu`` command
 
 The public names are imported on first use, so that ``fastbleu --help`` and
@@ -17,13 +18,17 @@ input errors do not wait for numba to start.
 
 from ._version import __version__
 
-__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "score_table", "__version__"]
+__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "score_table", "significance", "__version__"]
 
 _LAZY = {"BLEU": "bleu", "BLEUScore": "score", "BLEUSignature": "score",
          "score_table": "table_scoring"}
 
 
 def __getattr__(name):
+    if name == "significance":  # the module, imported on first use
+        from importlib import import_module
+
+        return import_module(".significance", __name__)
     if name in _LAZY:
         from importlib import import_module
 

@@ -251,15 +251,24 @@ class BLEU:
             Reference streams (``None`` entries are missing references), or
             ``None`` for the cached ones.
         n_bootstrap : int
-            Only 1 is supported here.
+            With more than 1, also estimate the score's mean and 95 % confidence
+            interval from this many bootstrap resamples, as sacrebleu does (its
+            draws and seed, ``$SACREBLEU_SEED``); the score prints them and the
+            signature gains ``bs`` and ``seed``.  Resampled sums are exact (int64);
+            :func:`fastbleu.significance.confidence_interval` offers sacrebleu's
+            float32 sums.
 
         Returns
         -------
         BLEUScore
         """
-        if n_bootstrap != 1:
-            raise NotImplementedError("bootstrap confidence intervals are not part of this "
-                                      "version of fastbleu; call corpus_score with n_bootstrap=1")
+        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)):
+            raise TypeError(f"n_bootstrap must be an int, got {type(n_bootstrap).__name__}")
+        if n_bootstrap > 1:
+            from .significance import score_with_confidence
+
+            return score_with_confidence(self.segment_statistics(hypotheses, references),
+                                         bleu=self, n_samples=int(n_bootstrap))
         hyps, refs = self._statistics(hypotheses, references)
         total = np.zeros(2 + 2 * self.max_ngram_order, dtype=np.int64)
         for stats in iter_statistics(hyps, refs, self.tokenizer, self.lowercase,

@@ -3,6 +3,8 @@
     fastbleu REF [REF ...] -i SYS [SYS ...]     # text files, as sacrebleu reads them
     cat SYS | fastbleu REF -f text             # systems from standard input (tab-separated)
     fastbleu scores.parquet --hyp-column hyp --ref-column ref --group-by system,pair
+    fastbleu REF -i BASE SYS2 --paired-bs       # significance (fastbleu.significance)
+    fastbleu scores.parquet --system-column system --group-by pair --paired-ar
 
 Parsing, reading, scoring and printing stay apart: :func:`build_parser`
 knows the flags, :mod:`fastbleu.files` and :mod:`fastbleu.tables` read,
@@ -84,6 +86,39 @@ def build_parser() -> argparse.ArgumentParser:
                        help="take a null hypothesis as empty instead of failing")
     table.add_argument("--batch-size", type=int, default=1 << 16,
                        help="rows per record batch (default: 65536)")
+    table.add_argument("--system-column", metavar="COL",
+                       help="system name column: with --paired-bs/--paired-ar, test every "
+                            "system against --baseline within each --group-by group")
+    table.add_argument("--baseline", metavar="NAME",
+                       help="the baseline system's name in --system-column (default: the "
+                            "first system in the table)")
+    table.add_argument("--segment-column", metavar="COL",
+                       help="segment id column aligning the systems' rows within a group "
+                            "(default: each system's rows in table order)")
+    tests = parser.add_argument_group(
+        "significance", "bootstrap and randomization tests, with sacrebleu's draws")
+    tests.add_argument("-ci", "--confidence", action="store_true",
+                       help="report a bootstrap 95%% confidence interval (one system)")
+    tests.add_argument("-cin", "--confidence-n", type=int, default=1000,
+                       help="bootstrap resamples for --confidence (default: 1000)")
+    paired = tests.add_mutually_exclusive_group()
+    paired.add_argument("-pbs", "--paired-bs", action="store_true",
+                        help="paired bootstrap resampling test against the first system")
+    paired.add_argument("-par", "--paired-ar", action="store_true",
+                        help="paired approximate randomization test against the first system")
+    tests.add_argument("-pbsn", "--paired-bs-n", type=int, default=1000,
+                       help="resamples for --paired-bs (default: 1000)")
+    tests.add_argument("-parn", "--paired-ar-n", type=int, default=10000,
+                       help="trials for --paired-ar (default: 10000)")
+    tests.add_argument("-j", "--paired-jobs", type=int, default=1,
+                       help="accepted for sacrebleu's command lines; fastbleu uses its thread "
+                            "pool (NUMBA_NUM_THREADS)")
+    tests.add_argument("--seed", default=None,
+                       help="random seed (default: $SACREBLEU_SEED, else 12345; 'none' for "
+                            "fresh entropy)")
+    tests.add_argument("--sacrebleu-compat", action="store_true",
+                       help="sum resampled statistics in float32 as sacrebleu does (its "
+                            "numbers bit for bit; the default sums exactly in int64)")
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--quiet", action="store_true", help="no progress line, no warnings")
     shown.add_argument("--progress", action="store_true",
@@ -142,12 +177,73 @@ def _read_text_inputs(args):
     return names, systems, refs
 
 
+def _paired_test(args) -> str | None:
+    """``"bs"`` or ``"ar"`` if a paired test is asked for, else None."""
+    return "bs" if args.paired_bs else ("ar" if args.paired_ar else None)
+
+
+def _check_significance_args(args, n_systems: int | None) -> None:
+    """The combinations sacrebleu refuses, refused with one line each."""
+    test = _paired_test(args)
+    if args.sentence_level and (test or args.confidence):
+        raise InputError("statistical tests are unavailable at sentence level (-sl)")
+    if test and args.confidence:
+        raise InputError("--confidence is for a single system; a paired test already reports "
+                         "every system's confidence interval (--paired-bs)")
+    if n_systems is not None and test and n_systems == 1:
+        raise InputError("paired tests need several systems: give the baseline first, then "
+                         "the others, to -i")
+    if n_systems is not None and args.confidence and n_systems > 1:
+        raise InputError("--confidence is for a single system; for several use --paired-bs "
+                         "or --paired-ar")
+
+
+def _paired_samples(args, test: str) -> int:
+    """sacrebleu's rule: a number of samples of 0 or less means the default."""
+    from .significance import DEFAULT_BOOTSTRAP, DEFAULT_TRIALS
+
+    n = args.paired_bs_n if test == "bs" else args.paired_ar_n
+    return n if n > 0 else (DEFAULT_BOOTSTRAP if test == "bs" else DEFAULT_TRIALS)
+
+
+def _paired_text(args, names, systems, refs) -> str:
+    from . import significance, significance_report
+    from .bleu import BLEU
+
+    test = _paired_test(args)
+    n_samples = _paired_samples(args, test)
+    _, seed_label = significance.resolve_seed(args.seed)
+    bleu = BLEU(**_bleu_options(args), references=refs)
+    stats = [bleu.segment_statistics(system, None) for system in systems]
+    if test == "bs":
+        results = significance.paired_bootstrap(stats, bleu=bleu, n_samples=n_samples,
+                                                seed=args.seed,
+                                                sacrebleu_compat=args.sacrebleu_compat)
+    else:
+        results = significance.paired_ar(stats, bleu=bleu, n_samples=n_samples, seed=args.seed,
+                                         sacrebleu_compat=args.sacrebleu_compat)
+    signature = significance.paired_signature(bleu, test, n_samples, seed_label)
+    if args.input is None:
+        names = ["Baseline"] + [f"System {k}" for k in range(1, len(names))]
+    else:
+        names = [f"Baseline: {names[0]}"] + names[1:]
+    return significance_report.paired(names, results, signature.format(args.short),
+                                      args.format, args.width, test, n_samples)
+
+
 def _text_mode(args) -> str:
     from . import report
     from .bleu import BLEU
 
+    if _paired_test(args) and args.input:
+        # sacrebleu skips a repeat of the baseline's file in a paired test
+        args.input = args.input[:1] + [path for path in args.input[1:] if path != args.input[0]]
+    _check_significance_args(args, None)
     names, systems, refs = _read_text_inputs(args)
+    _check_significance_args(args, len(systems))
     options = _bleu_options(args)
+    if _paired_test(args):
+        return _paired_text(args, names, systems, refs)
     if args.sentence_level:
         if len(systems) > 1:
             raise InputError("only one system can be scored at sentence level")
@@ -156,7 +252,13 @@ def _text_mode(args) -> str:
         signature = bleu.get_signature().format(args.short)
         return "\n".join(bleu._score(row).format(args.width, args.score_only, signature)
                          for row in stats)
-    if len(systems) == 1:
+    if len(systems) == 1 and args.confidence and args.confidence_n > 1:
+        from .significance import score_with_confidence
+
+        bleu = BLEU(**options)
+        scores = [score_with_confidence(systems[0], refs, bleu=bleu, n_samples=args.confidence_n,
+                                        seed=args.seed, sacrebleu_compat=args.sacrebleu_compat)]
+    elif len(systems) == 1:
         bleu = BLEU(**options)
         scores = [bleu.corpus_score(systems[0], refs)]
     else:  # tokenize the references once for all systems
@@ -175,6 +277,12 @@ def _table_mode(args) -> str:
 
     if len(args.refs) != 1 or args.input:
         raise InputError("a table is scored on its own: give one table and no -i")
+    _check_significance_args(args, None)
+    if _paired_test(args) or args.system_column:
+        return _table_paired(args)
+    if args.confidence:
+        raise InputError("--confidence takes text files; for a table use --system-column with "
+                         "--paired-bs, which reports every system's confidence interval")
     if args.sentence_level or args.num_refs != 1:
         raise InputError("-sl and -nr are for text files; for a table use --segments-out and "
                          "--ref-column")
@@ -195,10 +303,41 @@ def _table_mode(args) -> str:
                          args.width, args.score_only)
 
 
+def _table_paired(args) -> str:
+    from . import significance_report
+    from .table_significance import paired_table
+
+    test = _paired_test(args)
+    if test is None:
+        raise InputError("--system-column is for paired tests: add --paired-bs or --paired-ar")
+    if not args.system_column:
+        raise InputError(f"--paired-{test} on a table needs --system-column naming the "
+                         "systems (and optionally --baseline)")
+    if args.segments_out or args.tokenize_column or args.doc_column:
+        raise InputError("--segments-out, --tokenize-column and --doc-column do not combine "
+                         "with paired tests; use --group-by and --segment-column")
+    n_samples = _paired_samples(args, test)
+    keys = [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
+    result = paired_table(args.refs[0], hyp=args.hyp_column, refs=args.ref_column or ["ref"],
+                          system=args.system_column, baseline=args.baseline, group_by=keys,
+                          segment=args.segment_column, test=test, n_samples=n_samples,
+                          seed=args.seed, sacrebleu_compat=args.sacrebleu_compat,
+                          null_as_empty=args.null_as_empty,
+                          encoding_errors=args.encoding_errors,
+                          progress=True if args.progress else (False if args.quiet else None),
+                          batch_size=args.batch_size, **_bleu_options(args))
+    short = args.short and args.format != "json"
+    return significance_report.paired_groups(
+        keys, result.key_values, result.systems, result.results,
+        [signature.format(short) for signature in result.signatures], args.format, args.width,
+        test, n_samples)
+
+
 def run(args) -> str:
     """Score as ``args`` say; return what to print."""
     table_options = any([args.group_by, args.doc_column, args.segments_out, args.ref_column,
-                         args.tokenize_column, args.hyp_column != "hyp"])
+                         args.tokenize_column, args.hyp_column != "hyp", args.system_column,
+                         args.segment_column, args.baseline])
     table = table_options or (len(args.refs) == 1 and not args.input and args.num_refs == 1
                               and not args.sentence_level and is_table_path(args.refs[0]))
     try:

@@ -157,9 +157,19 @@ def test_bad_arguments(kwargs, error, message):
         BLEU(**kwargs)
 
 
-def test_bootstrap_is_refused_clearly():
-    with pytest.raises(NotImplementedError, match="n_bootstrap=1"):
-        BLEU().corpus_score(HYPS, REFS, n_bootstrap=100)
+def test_bootstrap_confidence_like_sacrebleu():
+    """corpus_score(n_bootstrap=...) now estimates sacrebleu's mean and CI (exact sums; the
+    float32 parity is in test_significance.py) and names bs and seed in the signature."""
+    import sacrebleu
+
+    hyps, refs = HYPS * 20, [stream * 20 for stream in REFS]
+    ours, bleu = BLEU().corpus_score(hyps, refs, n_bootstrap=100), BLEU()
+    theirs_metric = sacrebleu.metrics.BLEU()
+    theirs = theirs_metric.corpus_score(hyps, refs, n_bootstrap=100)
+    assert ours.score == theirs.score
+    assert abs(ours._mean - theirs._mean) < 1e-6 and abs(ours._ci - theirs._ci) < 1e-6
+    with pytest.raises(TypeError, match="n_bootstrap must be an int"):
+        bleu.corpus_score(HYPS, REFS, n_bootstrap=2.5)
 
 
 def test_tokenized_period_warning(caplog):

@@ -46,6 +46,36 @@ _LOG_ZERO = -9999999999.0
 def bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
                   compensated, precisions, weights, ref_scale):
     """Score one statistics row; fills ``precisions`` and returns ``(score, bp)``."""
+    return _bleu(row, max_order, smooth, smooth_value, effective_order, compensated,
+                 precisions, weights, ref_scale, False)
+
+
+@njit(cache=True, nogil=True)
+def bleu_from_float32_row(row, max_order, smooth, smooth_value, effective_order,
+                          compensated, precisions, weights, ref_scale):
+    """``bleu_from_row`` for a float32 row, with sacrebleu's float32 precisions.
+
+    sacrebleu's bootstrap sums resampled statistics into a float32 array and
+    passes its elements to ``compute_bleu``; under numpy's promotion rules
+    (NEP 50) ``100. * correct / total`` on float32 scalars is then float32
+    arithmetic, rounded after every operation.  This reproduces those
+    roundings (a float64 operation on float32 operands rounded to float32 is
+    the correctly rounded float32 result); everything else is float64 as in
+    ``bleu_from_row``.
+    """
+    return _bleu(row, max_order, smooth, smooth_value, effective_order, compensated,
+                 precisions, weights, ref_scale, True)
+
+
+@njit(cache=True, nogil=True)
+def _f32(x, single):
+    """``x`` rounded to float32 (and widened again) when ``single``; else ``x``."""
+    return float(np.float32(x)) if single else x
+
+
+@njit(cache=True, nogil=True)
+def _bleu(row, max_order, smooth, smooth_value, effective_order, compensated, precisions,
+          weights, ref_scale, single):
     sys_len = row[0]
     # Exact for the default ref_scale of 1: float(int) / 1.0, and sacrebleu's
     # int / int is the correctly rounded quotient of the same two integers.
@@ -68,8 +98,9 @@ def bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
         correct = float(row[2 + m])
         total = float(row[2 + max_order + m])
         if smooth == SMOOTH_ADD_K and m > 0:
-            correct += smooth_value
-            total += smooth_value
+            # float32 += Python number: the number is cast to float32 first (NEP 50)
+            correct = _f32(correct + _f32(smooth_value, single), single)
+            total = _f32(total + _f32(smooth_value, single), single)
         if total == 0.0:
             break
         if effective_order:
@@ -77,11 +108,12 @@ def bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
         if correct == 0.0:
             if smooth == SMOOTH_EXP:
                 smooth_mteval *= 2.0
-                precisions[m] = 100.0 / (smooth_mteval * total)
+                precisions[m] = _f32(100.0 / _f32(smooth_mteval * total, single), single)
             elif smooth == SMOOTH_FLOOR:
-                precisions[m] = 100.0 * smooth_value / total
+                # 100. * smooth_value is a Python float product, then / float32
+                precisions[m] = _f32(_f32(100.0 * smooth_value, single) / total, single)
         else:
-            precisions[m] = 100.0 * correct / total
+            precisions[m] = _f32(_f32(100.0 * correct, single) / total, single)
 
     # Python's sum() over [my_log(p) for p in precisions[:eff_order]].  When a
     # term is my_log(0) the total is below -1e9 and exp() underflows to 0.0

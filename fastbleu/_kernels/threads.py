@@ -30,15 +30,36 @@ def _executor() -> ThreadPoolExecutor:
         return _pool
 
 
-def for_chunks(kernel, n: int, *args) -> None:
-    """Call ``kernel(*args, first, last)`` on chunks covering ``range(n)``, in parallel."""
+def chunk_bounds(n: int, min_chunk: int = _MIN_CHUNK) -> list[int]:
+    """Bounds ``[0, ..., n]`` of the pieces ``for_chunks`` would cut ``range(n)`` into."""
     threads = numba.config.NUMBA_NUM_THREADS
-    if threads <= 1 or n < 2 * _MIN_CHUNK:
+    if threads <= 1 or n < 2 * min_chunk:
+        return [0, n]
+    pieces = min(4 * threads, max(1, n // min_chunk))
+    return [n * k // pieces for k in range(pieces + 1)]
+
+
+def submit(kernel, *args):
+    """Start ``kernel(*args)`` on the pool; returns its future."""
+    return _executor().submit(kernel, *args)
+
+
+def submit_chunks(kernel, n: int, *args, min_chunk: int = _MIN_CHUNK) -> list:
+    """Start ``kernel(*args, first, last)`` on chunks covering ``range(n)``; return the futures.
+
+    Pieces have at least ``min_chunk`` items (one piece, run here and now,
+    when ``n`` is smaller than two of them or numba has one thread).  The
+    caller may work while the pool runs, then wait on the futures.
+    """
+    bounds = chunk_bounds(n, min_chunk)
+    if len(bounds) == 2:
         kernel(*args, 0, n)
-        return
-    pieces = min(4 * threads, max(1, n // _MIN_CHUNK))
-    bounds = [n * k // pieces for k in range(pieces + 1)]
-    futures = [_executor().submit(kernel, *args, bounds[k], bounds[k + 1])
-               for k in range(pieces)]
-    for future in futures:
+        return []
+    return [_executor().submit(kernel, *args, bounds[k], bounds[k + 1])
+            for k in range(len(bounds) - 1)]
+
+
+def for_chunks(kernel, n: int, *args, min_chunk: int = _MIN_CHUNK) -> None:
+    """Call ``kernel(*args, first, last)`` on chunks covering ``range(n)``, in parallel."""
+    for future in submit_chunks(kernel, n, *args, min_chunk=min_chunk):
         future.result()
