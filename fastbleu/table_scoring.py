@@ -16,7 +16,7 @@ import numpy as np
 
 from .bleu import BLEU
 from .files import InputError
-from .groups import GroupSums, factorize
+from .groups import GroupSums, _canonical, factorize
 from .output import AtomicPath, check_writable
 from .progress import Progress
 from .statistics import HashBuffer, compute_statistics
@@ -87,8 +87,10 @@ class _Groups:
             self.key_types = self.key_types or other.key_types
             return self
         count = len(other.sums.keys)
-        target = self.sums.add(np.arange(count, dtype=np.int64), list(other.sums.keys),
-                               other.sums.totals())
+        # A NaN key is one group only through a shared NaN object (see groups.py),
+        # which a partial result sent between processes no longer holds.
+        keys = [tuple(_canonical(value) for value in key) for key in other.sums.keys]
+        target = self.sums.add(np.arange(count, dtype=np.int64), keys, other.sums.totals())
         for code, g in enumerate(target):
             theirs = other.info[code]
             if g == len(self.info):
