@@ -73,5 +73,6 @@ def connect(scheduler: str | None = None, workers: int | None = None,
         return
     env = {} if numba_threads is None else {"NUMBA_NUM_THREADS": str(numba_threads)}
     with LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
-                      scheduler_kwargs={"dashboard": False}, env=env) as cluster, Client(cluster) as client:
+                      dashboard_address=":0", scheduler_kwargs={"dashboard": False},
+                      env=env) as cluster, Client(cluster) as client:
         yield client
