@@ -9,6 +9,7 @@ The pipeline, one module a stage::
     tables.py          Parquet / CSV / JSON Lines / data frames -> record batches
     groups.py          statistics -> sums per group
     table_scoring.py   score_table: one corpus BLEU per group, streamed
+    dask/              the same on a Dask cluster (``fastbleu.dask``, optional)
     report.py, cli.py  the ``fastbleu`` command
 
 The public names are imported on first use, so that ``fastbleu --help`` and

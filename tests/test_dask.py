@@ -115,6 +115,14 @@ def test_segments_out_is_a_directory_of_the_same_rows(client, sample_dataset, tm
     assert len(names) == 8 and names[0] == "part.00000.parquet"  # 4 files x 2 pieces, old gone
     assert pq.read_table(parts).equals(pq.read_table(single))
     assert sorted(os.listdir(tmp_path)) == ["one.parquet", "parts"]  # no temporary left
+    import dask.dataframe as dd
+
+    ddf = dd.read_parquet(sample_dataset)  # partitions do not know their first row: counted
+    fd.score_table(ddf, refs=REFS, segments_out=str(tmp_path / "frame"), client=client)
+    from_frame, expected = pq.read_table(tmp_path / "frame"), pq.read_table(single)
+    assert len(os.listdir(tmp_path / "frame")) == 4
+    for name in ["row", "sentence_bleu", "hyp_len", "match_4"]:
+        assert from_frame.column(name).to_pylist() == expected.column(name).to_pylist()
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
     with pytest.raises(InputError, match="holding other files than part"):
@@ -132,6 +140,17 @@ def test_data_errors_name_the_row_of_the_dataset(client, tmp_path):
         fd.score_table(tmp_path, client=client, partition_rows=100)
     result = fd.score_table(tmp_path, client=client, null_as_empty=True)
     assert result.equals(fastbleu.score_table(tmp_path, null_as_empty=True))
+    # a group whose tokenizer changes between partitions, found while merging
+    tokens = pa.table({"hyp": ["a b"] * 4, "ref": ["a b"] * 4, "system": ["S"] * 4,
+                       "tok": ["13a", "13a", "char", "char"]})
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    for k in range(2):
+        pq.write_table(tokens.slice(2 * k, 2), mixed / f"p{k}.parquet")
+    with pytest.raises(InputError, match=r"group \('S',\) mixes the tokenizers \['13a', 'char'\]"):
+        fd.score_table(mixed, group_by="system", tokenize_column="tok", client=client)
+    per_row = fd.score_table(mixed, group_by="tok", tokenize_column="tok", client=client)
+    assert per_row.equals(fastbleu.score_table(mixed, group_by="tok", tokenize_column="tok"))
 
 
 @needs_wmt22
