@@ -19,7 +19,10 @@ each.  Then, in this process:
 Each side runs once untimed (kernels loaded from numba's cache, files in the
 page cache), then the two sides run alternately ``--repeat`` times, so that
 on a shared machine both see about the same load; the best of each side and
-the ratio of every (one process, cluster) pair are reported.  The two
+the ratio of every (one process, cluster) pair are reported, and the CPU
+time each side used (this process's for one process; the workers', the
+scheduler's and this process's for the cluster), which other jobs on the
+machine do not inflate the way they inflate wall time.  The two
 tables must be equal (``pyarrow.Table.equals``), or the script fails.
 
 Running it
@@ -113,26 +116,38 @@ def main(argv=None) -> int:
         def cluster():
             return fastbleu.dask.score_table(dataset, client=client, **options)
 
+        def cpu_seconds() -> float:
+            """CPU time of the cluster's processes and this one, so far."""
+            workers = client.run(time.process_time)
+            return sum(workers.values()) + client.run_on_scheduler(time.process_time) + \
+                time.process_time()
+
         # Untimed runs first (numba's cache, the page cache), then the two sides
         # alternately, so that both see the same load on a shared machine.
         expected, table = (None if args.skip_single else single()), cluster()
         times = {"single": [], "cluster": []}
+        cpu = {"single": [], "cluster": []}
         for _ in range(args.repeat):
             for name, run in ([] if args.skip_single else [("single", single)]) + \
                     [("cluster", cluster)]:
-                begin = time.perf_counter()
+                clock = time.process_time if name == "single" else cpu_seconds
+                begin, begin_cpu = time.perf_counter(), clock()
                 run()
                 times[name].append(round(time.perf_counter() - begin, 3))
-                print(f"{name}: {times[name][-1]:.3f} s", file=sys.stderr)
+                cpu[name].append(round(clock() - begin_cpu, 3))
+                print(f"{name}: {times[name][-1]:.3f} s, {cpu[name][-1]:.3f} CPU s",
+                      file=sys.stderr)
     result["groups"] = table.num_rows
     result["cluster_seconds"] = min(times["cluster"])
     result["cluster_runs"] = times["cluster"]
+    result["cluster_cpu_seconds"] = min(cpu["cluster"])
     if expected is not None:
         if not table.equals(expected):
             sys.exit("the cluster's table differs from the one process's")
         result["tables_equal"] = True
         result["single_process_seconds"] = min(times["single"])
         result["single_process_runs"] = times["single"]
+        result["single_process_cpu_seconds"] = min(cpu["single"])
         result["cluster_over_single"] = round(result["cluster_seconds"]
                                               / result["single_process_seconds"], 3)
         result["cluster_over_single_per_pair"] = [

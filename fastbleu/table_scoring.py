@@ -429,14 +429,15 @@ class TableJob:
                                  buffers or (HashBuffer(), HashBuffer()))
 
     def statistics(self, batches, bleu: BLEU, first_row: int = 0, partition: int = 0,
-                   on_batch=None) -> _Groups:
+                   on_batch=None, buffers=None) -> _Groups:
         """Per-group sums of record batches whose first row is ``first_row``.
 
         ``partition`` and the row give each group's first position;
-        ``on_batch(batch, stats, first_row)`` sees every batch's statistics.
+        ``on_batch(batch, stats, first_row)`` sees every batch's statistics;
+        ``buffers`` are two :class:`HashBuffer` to reuse (new ones without).
         """
         groups = _Groups(2 + 2 * bleu.max_ngram_order)
-        buffers = (HashBuffer(), HashBuffer())
+        buffers = buffers or (HashBuffer(), HashBuffer())
         row = first_row
         keys = list(self.keys)
         for batch in batches:

@@ -255,6 +255,9 @@ def test_a_worker_killed_mid_job_changes_nothing(client, sample_dataset):
         assert result.equals(expected)
         client.wait_for_workers(2, timeout=60)
         assert pids[victim] not in client.run(os.getpid).values()  # the nanny started a new one
+        # the new worker has connect()'s environment too
+        assert set(client.run(os.getenv, "NUMBA_NUM_THREADS").values()) == {"1"}
+        assert set(client.run(os.getenv, "MALLOC_TRIM_THRESHOLD_").values()) == {None}
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 

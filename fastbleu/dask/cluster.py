@@ -71,8 +71,16 @@ def connect(scheduler: str | None = None, workers: int | None = None,
         with client:
             yield client
         return
+    import dask
+
     env = {} if numba_threads is None else {"NUMBA_NUM_THREADS": str(numba_threads)}
-    with LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker, processes=True,
-                      dashboard_address=":0", scheduler_kwargs={"dashboard": False},
-                      env=env) as cluster, Client(cluster) as client:
+    # Nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which also fixes
+    # glibc's mmap threshold: every large array is then a fresh mmap, and the
+    # page faults cost the workers 0.3-0.6 s of system time per million rows
+    # (benchmarks/README.md).  Batches bound the memory here, so keep glibc's default.
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker,
+                               processes=True, dashboard_address=":0",
+                               scheduler_kwargs={"dashboard": False}, env=env)
+    with cluster, Client(cluster) as client:
         yield client
