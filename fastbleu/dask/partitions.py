@@ -40,9 +40,8 @@ def _buffers() -> tuple[HashBuffer, HashBuffer]:
     """Hash scratch kept by each worker thread from task to task.
 
     A batch's buffers take 8 bytes per text byte (about 100 MB for 64k WMT
-    rows); allocating them afresh for every partition cost the worker as
-    much kernel time in page faults as one process spends on the whole
-    table.
+    rows); allocated afresh for every partition, their page faults showed
+    as system time in the workers (see benchmarks/README.md).
     """
     if not hasattr(_scratch, "buffers"):
         _scratch.buffers = (HashBuffer(), HashBuffer())
