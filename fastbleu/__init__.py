@@ -10,6 +10,7 @@ The pipeline, one module a stage::
     groups.py          statistics -> sums per group
     table_scoring.py   score_table: one corpus BLEU per group, streamed
     significance.py    bootstrap CIs, paired bootstrap, approximate randomization
+    dask/              the same on a Dask cluster (``fastbleu.dask``, optional)
     report.py, cli.py  the ``fastbleu`` command
 
 The public names are imported on first use, so that ``fastbleu --help`` and

@@ -81,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     table.add_argument("--tokenize-column", metavar="COL",
                        help="column naming each row's tokenizer")
     table.add_argument("--segments-out", metavar="OUT.parquet",
-                       help="write every segment's sentence BLEU and statistics here")
+                       help="write every segment's sentence BLEU and statistics here (on a "
+                            "Dask cluster: a directory of one file per partition)")
     table.add_argument("--null-as-empty", action="store_true",
                        help="take a null hypothesis as empty instead of failing")
     table.add_argument("--batch-size", type=int, default=1 << 16,
@@ -119,6 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     tests.add_argument("--sacrebleu-compat", action="store_true",
                        help="sum resampled statistics in float32 as sacrebleu does (its "
                             "numbers bit for bit; the default sums exactly in int64)")
+    cluster = table.add_mutually_exclusive_group()
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="score the table on this running Dask cluster (tcp://host:8786); "
+                              "its workers must see the same files")
+    cluster.add_argument("--dask-workers", type=int, metavar="N",
+                         help="score the table on a new local Dask cluster of N worker "
+                              "processes")
     shown = parser.add_mutually_exclusive_group()
     shown.add_argument("--quiet", action="store_true", help="no progress line, no warnings")
     shown.add_argument("--progress", action="store_true",
@@ -271,9 +279,26 @@ def _text_mode(args) -> str:
                           args.width)
 
 
+def _score_groups(args, **arguments):
+    """The table's scores, in this process or on a Dask cluster (``--scheduler``, ``--dask-workers``)."""
+    if args.scheduler is None and args.dask_workers is None:
+        from .table_scoring import score_groups
+
+        return score_groups(args.refs[0], **arguments)
+    from .dask import connect, require, score_groups
+
+    try:
+        require()
+    except ImportError as error:  # the message names the extra to install
+        raise InputError(str(error)) from None
+    # Dask logs its cluster's life at INFO; the root handler set up in main() would print it.
+    logging.getLogger("distributed").setLevel(logging.ERROR)
+    with connect(args.scheduler, args.dask_workers) as client:
+        return score_groups(args.refs[0], client=client, **arguments)
+
+
 def _table_mode(args) -> str:
     from . import report
-    from .table_scoring import score_groups
 
     if len(args.refs) != 1 or args.input:
         raise InputError("a table is scored on its own: give one table and no -i")
@@ -288,12 +313,13 @@ def _table_mode(args) -> str:
                          "--ref-column")
     keys = [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
     doc = [args.doc_column] if args.doc_column else []
-    result = score_groups(args.refs[0], hyp=args.hyp_column, refs=args.ref_column or ["ref"],
-                         group_by=keys, doc=args.doc_column,
-                         tokenize_column=args.tokenize_column, segments_out=args.segments_out,
-                         null_as_empty=args.null_as_empty, encoding_errors=args.encoding_errors,
-                         progress=True if args.progress else (False if args.quiet else None),
-                         batch_size=args.batch_size, **_bleu_options(args))
+    result = _score_groups(args, hyp=args.hyp_column, refs=args.ref_column or ["ref"],
+                           group_by=keys, doc=args.doc_column,
+                           tokenize_column=args.tokenize_column, segments_out=args.segments_out,
+                           null_as_empty=args.null_as_empty,
+                           encoding_errors=args.encoding_errors,
+                           progress=True if args.progress else (False if args.quiet else None),
+                           batch_size=args.batch_size, **_bleu_options(args))
     short = args.short and args.format != "json"
     signatures = [signature.format(short) for signature in result.signatures]
     if not keys and not doc:
@@ -340,6 +366,9 @@ def run(args) -> str:
                          args.segment_column, args.baseline])
     table = table_options or (len(args.refs) == 1 and not args.input and args.num_refs == 1
                               and not args.sentence_level and is_table_path(args.refs[0]))
+    if not table and (args.scheduler is not None or args.dask_workers is not None):
+        raise InputError("--scheduler and --dask-workers score a Parquet table; text files are "
+                         "scored in this process")
     try:
         return _table_mode(args) if table else _text_mode(args)
     except (TypeError, ValueError, ImportError, FileNotFoundError) as error:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .bleu import BLEU
 from .files import InputError
-from .groups import GroupSums, factorize
+from .groups import GroupSums, _canonical, factorize
 from .output import AtomicPath, check_writable
 from .progress import Progress
 from .statistics import HashBuffer, compute_statistics
@@ -37,14 +37,33 @@ class _Group:
 
 
 class _Groups:
-    """Per-group sums of statistics, with each group's tokenizer and reference counts."""
+    """Per-group sums of statistics, with each group's tokenizer and reference counts.
+
+    Besides the sums, every group keeps the position of its first row,
+    ``(partition, row)``: one process adds batches in row order, so its groups
+    are already in order of first appearance, while partial results of
+    partitions (:mod:`fastbleu.dask`) are merged in any order and sorted by
+    that position at the end (:meth:`ordered`).
+    """
 
     def __init__(self, width: int):
         self.sums = GroupSums(width)
         self.info: list[_Group] = []
+        self.first: list[tuple[int, int]] = []
+        self.key_types: dict = {}
+        self.rows = 0
 
-    def add(self, codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers):
+    def add(self, codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers,
+            position=(0, 0)):
+        """Add a batch; ``position`` is ``(partition, row)`` of its first row."""
+        known = len(self.info)
         target = self.sums.add(codes, key_values, stats)
+        if len(self.sums.keys) > known:  # new groups: note where each first appears
+            first_row = np.full(len(key_values), len(codes), dtype=np.int64)
+            np.minimum.at(first_row, codes, np.arange(len(codes), dtype=np.int64))
+            for code in np.flatnonzero(target >= known):
+                if target[code] == len(self.first):
+                    self.first.append((position[0], position[1] + int(first_row[code])))
         group_of_row = target[codes]
         for g in np.unique(target):
             members = group_of_row == g
@@ -59,6 +78,41 @@ class _Groups:
             else:
                 self.info[g].min_refs = min(self.info[g].min_refs, low)
                 self.info[g].max_refs = max(self.info[g].max_refs, high)
+        self.rows += len(codes)
+
+    def merge(self, other: _Groups) -> _Groups:
+        """Add another partial result into this one (exact: int64 sums) and return this one."""
+        if not other.sums.keys:
+            self.rows += other.rows
+            self.key_types = self.key_types or other.key_types
+            return self
+        count = len(other.sums.keys)
+        # A NaN key is one group only through a shared NaN object (see groups.py),
+        # which a partial result sent between processes no longer holds.
+        keys = [tuple(_canonical(value) for value in key) for key in other.sums.keys]
+        target = self.sums.add(np.arange(count, dtype=np.int64), keys, other.sums.totals())
+        for code, g in enumerate(target):
+            theirs = other.info[code]
+            if g == len(self.info):
+                self.info.append(_Group(theirs.tokenizer, theirs.min_refs, theirs.max_refs))
+                self.first.append(other.first[code])
+                continue
+            mine = self.info[g]
+            if mine.tokenizer != theirs.tokenizer:
+                names = sorted({mine.tokenizer, theirs.tokenizer})
+                raise InputError(f"group {self.sums.keys[g]} mixes the tokenizers {names}")
+            mine.min_refs = min(mine.min_refs, theirs.min_refs)
+            mine.max_refs = max(mine.max_refs, theirs.max_refs)
+            self.first[g] = min(self.first[g], other.first[code])
+        self.rows += other.rows
+        self.key_types = self.key_types or other.key_types
+        return self
+
+    def ordered(self) -> tuple[list[tuple], np.ndarray, list[_Group]]:
+        """Keys, summed statistics and group information in order of first appearance."""
+        order = sorted(range(len(self.first)), key=self.first.__getitem__)
+        totals = self.sums.totals()[order] if order else self.sums.totals()
+        return ([self.sums.keys[g] for g in order], totals, [self.info[g] for g in order])
 
 
 def _names(value, what: str) -> list[str]:
@@ -289,42 +343,23 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                  progress: bool | None = False, batch_size: int = 1 << 16,
                  **bleu_options) -> GroupScores:
     """:func:`score_table`'s work, returning the ``BLEUScore`` of every group."""
-    refs = _names(refs, "refs")
-    if not refs:
-        raise ValueError("refs must name at least one reference column")
-    keys = _names(group_by, "group_by") + _names(doc, "doc")
-    if encoding_errors not in ("strict", "replace"):
-        raise ValueError(f"encoding_errors must be 'strict' or 'replace', got {encoding_errors!r}")
-    bleu = BLEU(**bleu_options)
-    order = bleu.max_ngram_order
-    columns = [hyp, *refs, *keys] + ([tokenize_column] if tokenize_column else [])
+    job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
+                          encoding_errors, batch_size, bleu_options)
+    bleu = job.bleu()
     if segments_out is not None:
         check_writable(segments_out)
-    table = open_table(source, columns, batch_size, dictionary_columns=keys)
+    table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys)
 
-    groups = _Groups(2 + 2 * order)
-    key_types = {}
     meter = Progress(table.total_rows, progress)
-    segments = _SegmentWriter(segments_out, keys, bleu) if segments_out is not None else None
-    buffers = (HashBuffer(), HashBuffer())
-    rows_done = 0
+    segments = _SegmentWriter(segments_out, job.keys, bleu) if segments_out is not None else None
+
+    def written(batch, stats, first_row):
+        if segments is not None:
+            segments.write(batch, stats, first_row)
+        meter.update(batch.num_rows)
+
     try:
-        for batch in table.batches():
-            if batch.num_rows == 0:
-                continue
-            stats, refs_per_row, tokenizer_of_row, tokenizers = _batch_statistics(
-                batch, hyp, refs, tokenize_column, bleu, rows_done, null_as_empty,
-                encoding_errors, buffers)
-            if keys:
-                key_types = key_types or {k: batch.schema.field(k).type for k in keys}
-                codes, key_values = factorize([batch.column(k) for k in keys])
-            else:
-                codes, key_values = np.zeros(batch.num_rows, dtype=np.int64), [()]
-            groups.add(codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers)
-            if segments is not None:
-                segments.write(batch, stats, rows_done)
-            rows_done += batch.num_rows
-            meter.update(batch.num_rows)
+        groups = job.statistics(table.batches(), bleu, on_batch=written)
         if segments is not None:
             segments.commit()
     except BaseException:
@@ -333,19 +368,114 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
         raise
     finally:
         meter.close()
+    return job.scores(groups, bleu)
 
-    if rows_done == 0:
-        logger.warning("the table has no rows; its BLEU is 0.0")
-        if not keys:  # the whole (empty) table is one corpus
-            groups.sums.add(np.zeros(0, dtype=np.int64), [()],
-                            np.zeros((0, 2 + 2 * order), dtype=np.int64))
-            groups.info.append(_Group(bleu.tokenizer.name, len(refs), len(refs)))
-    totals = groups.sums.totals()
-    signatures = [bleu._signature(g.min_refs if g.min_refs == g.max_refs else -1,
-                                  get_tokenizer(g.tokenizer, bleu.spm_model).signature)
-                  for g in groups.info]
-    return GroupScores(keys, key_types, list(groups.sums.keys), [bleu._score(row) for row in totals],
-                       signatures, totals, bleu.ref_length)
+
+@dataclass(frozen=True)
+class TableJob:
+    """What to score in a table, checked once; the same for one process and for a cluster.
+
+    :meth:`statistics` turns record batches into per-group sums
+    (:class:`_Groups`), :meth:`scores` turns merged sums into a
+    :class:`GroupScores`; :mod:`fastbleu.dask` runs the first on every
+    partition and the second on the client.
+    """
+
+    hyp: str
+    refs: tuple
+    keys: tuple
+    tokenize_column: str | None
+    null_as_empty: bool
+    encoding_errors: str
+    batch_size: int
+    bleu_options: dict
+
+    @classmethod
+    def create(cls, hyp, refs, group_by, doc, tokenize_column, null_as_empty, encoding_errors,
+               batch_size, bleu_options) -> TableJob:
+        """Check the arguments of :func:`score_table` (raises TypeError/ValueError)."""
+        if not isinstance(hyp, str):
+            raise TypeError(f"hyp must be a column name, got {type(hyp).__name__}")
+        refs = _names(refs, "refs")
+        if not refs:
+            raise ValueError("refs must name at least one reference column")
+        keys = _names(group_by, "group_by") + _names(doc, "doc")
+        if tokenize_column is not None and not isinstance(tokenize_column, str):
+            raise TypeError("tokenize_column must be a column name")
+        if encoding_errors not in ("strict", "replace"):
+            raise ValueError(f"encoding_errors must be 'strict' or 'replace', got "
+                             f"{encoding_errors!r}")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
+                or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        job = cls(hyp, tuple(refs), tuple(keys), tokenize_column, bool(null_as_empty),
+                  encoding_errors, int(batch_size), dict(bleu_options))
+        job.bleu()  # check the BLEU options now, not on a worker
+        return job
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns to read."""
+        return [self.hyp, *self.refs, *self.keys] + \
+            ([self.tokenize_column] if self.tokenize_column else [])
+
+    def bleu(self) -> BLEU:
+        return BLEU(**self.bleu_options)
+
+    def batch_statistics(self, batch, bleu: BLEU, first_row: int, buffers=None):
+        """Statistics of one batch, each row's reference count and tokenizer (see ``_batch_statistics``)."""
+        return _batch_statistics(batch, self.hyp, list(self.refs), self.tokenize_column, bleu,
+                                 first_row, self.null_as_empty, self.encoding_errors,
+                                 buffers or (HashBuffer(), HashBuffer()))
+
+    def statistics(self, batches, bleu: BLEU, first_row: int = 0, partition: int = 0,
+                   on_batch=None, buffers=None) -> _Groups:
+        """Per-group sums of record batches whose first row is ``first_row``.
+
+        ``partition`` and the row give each group's first position;
+        ``on_batch(batch, stats, first_row)`` sees every batch's statistics;
+        ``buffers`` are two :class:`HashBuffer` to reuse (new ones without).
+        """
+        groups = _Groups(2 + 2 * bleu.max_ngram_order)
+        buffers = buffers or (HashBuffer(), HashBuffer())
+        row = first_row
+        keys = list(self.keys)
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            stats, refs_per_row, tokenizer_of_row, tokenizers = self.batch_statistics(
+                batch, bleu, row, buffers)
+            if keys:
+                groups.key_types = groups.key_types or {k: batch.schema.field(k).type
+                                                        for k in keys}
+                codes, key_values = factorize([batch.column(k) for k in keys])
+            else:
+                codes, key_values = np.zeros(batch.num_rows, dtype=np.int64), [()]
+            groups.add(codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers,
+                       (partition, row))
+            if on_batch is not None:
+                on_batch(batch, stats, row)
+            row += batch.num_rows
+        return groups
+
+    def scores(self, groups: _Groups, bleu: BLEU) -> GroupScores:
+        """One score and signature per group, in order of first appearance."""
+        keys = list(self.keys)
+        order = bleu.max_ngram_order
+        if groups.rows == 0:
+            logger.warning("the table has no rows; its BLEU is 0.0")
+            if not keys:  # the whole (empty) table is one corpus
+                groups.sums.add(np.zeros(0, dtype=np.int64), [()],
+                                np.zeros((0, 2 + 2 * order), dtype=np.int64))
+                groups.info.append(_Group(bleu.tokenizer.name, len(self.refs), len(self.refs)))
+                groups.first.append((0, 0))
+        key_values, totals, info = groups.ordered()
+        signatures = [bleu._signature(g.min_refs if g.min_refs == g.max_refs else -1,
+                                      get_tokenizer(g.tokenizer, bleu.spm_model).signature)
+                      for g in info]
+        return GroupScores(keys, groups.key_types, key_values,
+                           [bleu._score(row) for row in totals], signatures, totals,
+                           bleu.ref_length)
 
 
 class _SegmentWriter:

@@ -235,3 +235,85 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
         return TableSource(path, wanted, None if None in totals else sum(totals), batches)
     # Unknown suffix: Parquet is the one format that says what it is.
     return _parquet(paths, path, wanted, batch_size, dictionary_columns)
+
+
+@dataclass(frozen=True)
+class ParquetPiece:
+    """Some consecutive row groups of one Parquet file: a partition to score on its own.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    row_groups : tuple of int
+        Its row groups in this piece.
+    first_row : int
+        The row number (in the whole dataset) of the piece's first row.
+    num_rows : int
+        Rows in the piece.
+    """
+
+    path: str
+    row_groups: tuple
+    first_row: int
+    num_rows: int
+
+    def batches(self, columns: list[str], batch_size: int,
+                dictionary_columns: list[str] = ()) -> Iterator:
+        """Record batches of the piece, read as :func:`open_table` reads Parquet."""
+        import pyarrow.parquet as pq
+
+        try:
+            parquet = pq.ParquetFile(self.path, read_dictionary=list(dictionary_columns),
+                                     pre_buffer=False)
+        except Exception as error:  # pyarrow raises several types for a bad file
+            raise InputError(f"{self.path}: not a Parquet file ({error})") from None
+        _check_columns(self.path, parquet.schema_arrow.names, columns)
+        return parquet.iter_batches(batch_size=batch_size, row_groups=list(self.row_groups),
+                                    columns=list(columns))
+
+
+def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) -> list[ParquetPiece]:
+    """A Parquet dataset (file, directory or glob) cut into pieces of whole row groups.
+
+    Every file is at least one piece; a file with many row groups is cut
+    into pieces of about ``rows_per_piece`` rows.  The files' footers are
+    read here, so a missing column is found before any work.
+
+    Raises
+    ------
+    fastbleu.files.InputError
+        For a missing or unreadable file, a file that is not Parquet, or a
+        missing column.
+    """
+    import pyarrow.parquet as pq
+
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"source must be a path or glob, got {type(source).__name__}")
+    path = os.fspath(source)
+    paths = _expand(path)
+    if not os.path.isdir(path) and not all(p.lower().endswith(PARQUET_SUFFIXES) for p in paths) \
+            and len(paths) > 1:
+        raise InputError(f"{path}: not every matching file is Parquet")
+    pieces = []
+    row = 0
+    wanted = list(dict.fromkeys(columns))
+    for file in paths:
+        try:
+            parquet = pq.ParquetFile(file)
+            metadata, names = parquet.metadata, parquet.schema_arrow.names
+        except Exception as error:  # pyarrow raises several types for a bad file
+            raise InputError(f"{file}: not a Parquet file ({error})") from None
+        _check_columns(file, names, wanted)
+        groups, size = [], 0
+        for g in range(metadata.num_row_groups):
+            rows = metadata.row_group(g).num_rows
+            if groups and size + rows > rows_per_piece:
+                pieces.append(ParquetPiece(file, tuple(groups), row, size))
+                row += size
+                groups, size = [], 0
+            groups.append(g)
+            size += rows
+        pieces.append(ParquetPiece(file, tuple(groups), row, size))
+        row += size
+    return pieces

@@ -1,0 +1,24 @@
+"""fastbleu on a Dask cluster: the same numbers as one process, partition by partition.
+
+BLEU's statistics are integer sums, so scoring a partitioned table splits
+exactly: every partition becomes per-group sums on a worker, the sums are
+added in a tree, and the client turns them into scores with the same code as
+:func:`fastbleu.score_table`.  The result is identical, not approximately
+equal, and its groups come in the same first-appearance order (each group
+carries the position of its first row through the reduction).
+
+    score_table          one corpus BLEU per group, as ``fastbleu.score_table``
+    score_groups         the same as a :class:`~fastbleu.table_scoring.GroupScores`
+    sentence_scores      a sentence-BLEU column added to a Dask DataFrame
+    segment_statistics   every segment's statistics gathered to the client
+    connect              a client for an existing scheduler or a new LocalCluster
+
+Dask is optional (``pip install 'fastbleu[dask]'``) and imported only when
+one of these functions runs; importing this module does not import it.
+"""
+
+from .cluster import connect, require
+from .scoring import score_groups, score_table, segment_statistics, sentence_scores
+
+__all__ = ["connect", "require", "score_groups", "score_table", "segment_statistics",
+           "sentence_scores"]

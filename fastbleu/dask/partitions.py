@@ -1,0 +1,129 @@
+"""The work of one partition, run on a worker: batches -> statistics, per group or per row.
+
+A partition is either a :class:`fastbleu.tables.ParquetPiece` (some row
+groups of a Parquet file, read with pyarrow exactly as one process reads
+them) or a pandas DataFrame (a partition of a Dask DataFrame).  Every
+function here is a plain module-level function, so Dask sends it to the
+workers by name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+
+import numpy as np
+
+from ..files import InputError
+from ..groups import factorize
+from ..statistics import HashBuffer
+from ..table_scoring import TableJob, _Groups, _SegmentWriter
+from ..tables import ParquetPiece, _read_ahead, open_table
+
+
+@contextlib.contextmanager
+def _naming(index: int, piece):
+    """Row numbers of a DataFrame partition count from its start: say which partition."""
+    if isinstance(piece, ParquetPiece):
+        yield
+        return
+    try:
+        yield
+    except InputError as error:
+        raise InputError(f"partition {index}: {error}") from None
+
+
+_scratch = threading.local()
+
+
+def _buffers() -> tuple[HashBuffer, HashBuffer]:
+    """Hash scratch kept by each worker thread from task to task.
+
+    A batch's buffers take 8 bytes per text byte (about 100 MB for 64k WMT
+    rows); allocated afresh for every partition, their page faults showed
+    as system time in the workers (see benchmarks/README.md).
+    """
+    if not hasattr(_scratch, "buffers"):
+        _scratch.buffers = (HashBuffer(), HashBuffer())
+    return _scratch.buffers
+
+
+def _batches(piece, job: TableJob):
+    if isinstance(piece, ParquetPiece):
+        # Decode the next batch while the kernels work on this one, as one process does.
+        return piece.first_row, _read_ahead(piece.batches(job.columns, job.batch_size,
+                                                          list(job.keys)))
+    columns = list(dict.fromkeys(job.columns))
+    table = open_table(piece[columns], columns, job.batch_size)
+    return 0, table.batches(read_ahead=False)
+
+
+def merge_groups(*partials: _Groups) -> _Groups:
+    """Partial per-group sums added into a new object (the inputs stay as they are)."""
+    merged = _Groups(partials[0].sums.sums.shape[1])
+    for partial in partials:
+        merged.merge(partial)
+    return merged
+
+
+def group_statistics(piece, index: int, job: TableJob, segments: str | None = None,
+                     first_row: int | None = None) -> _Groups:
+    """Per-group sums of one partition; with ``segments``, also its per-segment file."""
+    bleu = job.bleu()
+    start, batches = _batches(piece, job)
+    start = start if first_row is None else first_row
+    writer = _SegmentWriter(segments, list(job.keys), bleu) if segments is not None else None
+    try:
+        with _naming(index, piece):
+            groups = job.statistics(batches, bleu, start, index,
+                                    on_batch=None if writer is None else writer.write,
+                                    buffers=_buffers())
+        if writer is not None:
+            if groups.rows:
+                writer.commit()
+            else:  # no file for an empty partition: its schema could not be known
+                writer.discard()
+    except BaseException:
+        if writer is not None:
+            writer.discard()
+        raise
+    return groups
+
+
+def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
+    """Statistics of every row of one partition; with ``grouped``, each row's group too.
+
+    Returns ``(stats, codes, key_values)``: int64 statistics in row order,
+    the group code of every row and the key of every code (first-appearance
+    order), or ``(stats, None, None)``.
+    """
+    bleu = job.bleu()
+    start, batches = _batches(piece, job)
+    parts, codes, keys, seen = [], [], [], {}
+    row = start
+    with _naming(index, piece):
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            stats = job.batch_statistics(batch, bleu, row, _buffers())[0]
+            parts.append(stats)
+            if grouped:
+                batch_codes, batch_keys = factorize([batch.column(k) for k in job.keys])
+                local = np.array([seen.setdefault(key, len(seen)) for key in batch_keys],
+                                 dtype=np.int64)
+                codes.append(local[batch_codes])
+            row += batch.num_rows
+    width = 2 + 2 * bleu.max_ngram_order
+    stats = np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
+    if not grouped:
+        return stats, None, None
+    codes = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
+    return stats, codes, list(seen)
+
+
+def sentence_scores(frame, job: TableJob, column: str, partition_info=None):
+    """A pandas partition with its sentence BLEU as a new float64 column."""
+    bleu = job.bleu()
+    index = partition_info["number"] if partition_info else 0
+    stats = segment_statistics(frame, index, job, grouped=False)[0]
+    return frame.assign(**{column: bleu._scores(stats)})

@@ -1,0 +1,306 @@
+"""Scoring on a Dask cluster: partitions -> statistics on the workers -> exact sums on the client.
+
+The graph for :func:`score_groups` is one task per partition (per-group
+int64 sums, :func:`fastbleu.dask.partitions.group_statistics`) and a tree of
+merges (:data:`FAN_IN` partial results per task), so no task holds more than
+a few partial results and the client receives one.  The scores are computed
+on the client by the same :class:`fastbleu.table_scoring.TableJob` that
+scores a table in one process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from ..files import InputError
+from ..groups import _canonical
+from ..table_scoring import GroupScores, TableJob, _Groups
+from ..tables import CSV_SUFFIXES, JSON_SUFFIXES, _check_columns, parquet_pieces
+from . import partitions
+from .cluster import require
+
+#: Partial results merged by one task of the reduction tree.
+FAN_IN = 8
+#: Rows of a partition when a Parquet dataset is cut at row-group boundaries.
+PARTITION_ROWS = 1 << 21
+
+
+def _is_dask_frame(source) -> bool:
+    import dask.dataframe as dd
+
+    return isinstance(source, dd.DataFrame)
+
+
+def _pieces(source, job: TableJob, partition_rows: int) -> list:
+    """The partitions of ``source``: Parquet pieces, or delayed pandas partitions."""
+    columns = list(dict.fromkeys(job.columns))
+    if _is_dask_frame(source):
+        _check_columns("DataFrame", list(source.columns), columns)
+        return list(source[columns].to_delayed())
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError("source must be a Parquet file, directory or glob, or a "
+                        f"dask.dataframe.DataFrame, got {type(source).__name__}")
+    if isinstance(partition_rows, bool) or not isinstance(partition_rows, int) \
+            or partition_rows < 1:
+        raise ValueError(f"partition_rows must be a positive int, got {partition_rows!r}")
+    if os.fspath(source).lower().endswith(CSV_SUFFIXES + JSON_SUFFIXES):
+        raise InputError(f"{os.fspath(source)}: a cluster reads Parquet here; read other "
+                         "formats with dask.dataframe (read_csv, read_json) and pass the "
+                         "DataFrame")
+    return parquet_pieces(source, columns, partition_rows)
+
+
+def _compute(graph, client):
+    import dask
+
+    if client is not None:
+        return client.compute(graph, sync=True)
+    return dask.compute(graph)[0]
+
+
+def _tree(parts: list, merge):
+    from dask import delayed
+
+    while len(parts) > 1:
+        parts = [delayed(merge, pure=True)(*parts[i:i + FAN_IN])
+                 for i in range(0, len(parts), FAN_IN)]
+    return parts[0]
+
+
+class _SegmentDirectory:
+    """A directory of per-partition Parquet files that appears under its name only when complete."""
+
+    def __init__(self, path: str):
+        self.path = os.fspath(path)
+        parent = os.path.dirname(os.path.abspath(self.path))
+        if not os.path.isdir(parent):
+            raise InputError(f"{self.path}: cannot write here, the directory {parent} does not "
+                             "exist")
+        if os.path.isdir(self.path) and any(not (name.startswith("part.")
+                                                 and name.endswith(".parquet"))
+                                            for name in os.listdir(self.path)):
+            raise InputError(f"{self.path}: is a directory holding other files than "
+                             "part.*.parquet; not replacing it")
+        try:
+            self.temporary = tempfile.mkdtemp(prefix=f".{os.path.basename(self.path)}.",
+                                              suffix=".tmp", dir=parent)
+        except OSError as error:
+            raise InputError(f"{self.path}: cannot write here ({error.strerror})") from None
+
+    def part(self, index: int) -> str:
+        return os.path.join(self.temporary, f"part.{index:05d}.parquet")
+
+    def commit(self) -> None:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(self.temporary, 0o777 & ~umask)
+        old = None
+        if os.path.lexists(self.path):
+            old = tempfile.mkdtemp(prefix=f".{os.path.basename(self.path)}.", suffix=".old",
+                                   dir=os.path.dirname(os.path.abspath(self.path)))
+            os.replace(self.path, os.path.join(old, "previous"))
+        os.replace(self.temporary, self.path)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def discard(self) -> None:
+        shutil.rmtree(self.temporary, ignore_errors=True)
+
+
+def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
+                 *, client=None, tokenize_column: str | None = None,
+                 segments_out: str | None = None, null_as_empty: bool = False,
+                 encoding_errors: str = "strict", progress: bool | None = False,
+                 batch_size: int = 1 << 16, partition_rows: int = PARTITION_ROWS,
+                 **bleu_options) -> GroupScores:
+    """:func:`score_table`'s work, returning the ``BLEUScore`` of every group."""
+    require()
+    job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
+                          encoding_errors, batch_size, bleu_options)
+    bleu = job.bleu()
+    pieces = _pieces(source, job, partition_rows)
+    segments = _SegmentDirectory(segments_out) if segments_out is not None else None
+    try:
+        offsets = [None] * len(pieces)
+        if segments is not None and _is_dask_frame(source):
+            # Row numbers of the segment files count from the table's start.
+            lengths = _compute(source.map_partitions(len), client)
+            offsets = np.concatenate([[0], np.cumsum(np.asarray(lengths))[:-1]]).tolist()
+        from dask import delayed
+
+        tasks = [delayed(partitions.group_statistics, pure=True)(
+                     piece, index, job, None if segments is None else segments.part(index),
+                     offsets[index])
+                 for index, piece in enumerate(pieces)]
+        groups = _compute(_tree(tasks, partitions.merge_groups), client) if tasks else \
+            _Groups(2 + 2 * bleu.max_ngram_order)
+        if segments is not None:
+            segments.commit()
+    except BaseException:
+        if segments is not None:
+            segments.discard()
+        raise
+    return job.scores(groups, bleu)
+
+
+def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
+                *, client=None, tokenize_column: str | None = None,
+                segments_out: str | None = None, null_as_empty: bool = False,
+                encoding_errors: str = "strict", progress: bool | None = False,
+                batch_size: int = 1 << 16, partition_rows: int = PARTITION_ROWS,
+                **bleu_options):
+    """Corpus BLEU per group of a partitioned table, computed on a Dask cluster.
+
+    The arguments and the result are :func:`fastbleu.score_table`'s, and so
+    are the numbers: every column of the returned table equals the one
+    process's, groups in the same order of first appearance.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or dask.dataframe.DataFrame
+        A Parquet file, directory or glob (the workers read it, so it must be
+        on a filesystem they share with the client), or a Dask DataFrame.
+    hyp, refs, group_by, doc, tokenize_column, null_as_empty, encoding_errors, batch_size
+        As in :func:`fastbleu.score_table`.
+    client : distributed.Client, optional
+        The cluster to run on; without, Dask's current scheduler (the last
+        ``Client`` created, or local threads).
+    segments_out : str, optional
+        A *directory* to write every segment's sentence BLEU and statistics
+        to, one ``part.NNNNN.parquet`` file per partition (the columns of
+        :func:`fastbleu.score_table`'s file).  Written by the workers into
+        a temporary directory that is renamed into place when all are done.
+        A Dask DataFrame source is counted first, for the row numbers.
+    progress : bool or None
+        Accepted for compatibility and ignored: Dask's dashboard shows the
+        progress of a cluster.
+    partition_rows : int
+        A Parquet file with more rows than this is cut into several
+        partitions at row-group boundaries (default 2**21).
+    **bleu_options
+        :class:`fastbleu.BLEU`'s arguments.
+
+    Returns
+    -------
+    pyarrow.Table
+        As :func:`fastbleu.score_table`.
+
+    Raises
+    ------
+    ImportError
+        Without dask[dataframe] and distributed (``pip install 'fastbleu[dask]'``).
+    TypeError, ValueError
+        For arguments of the wrong type or value.
+    fastbleu.files.InputError
+        For a missing file or column, a non-Parquet path, and the data errors of
+        :func:`fastbleu.score_table` (a partition of a DataFrame is named, its
+        rows counted from its start).
+    """
+    return score_groups(source, hyp, refs, group_by, doc, client=client,
+                        tokenize_column=tokenize_column, segments_out=segments_out,
+                        null_as_empty=null_as_empty, encoding_errors=encoding_errors,
+                        progress=progress, batch_size=batch_size, partition_rows=partition_rows,
+                        **bleu_options).to_table()
+
+
+def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *, client=None,
+                       tokenize_column: str | None = None, null_as_empty: bool = False,
+                       encoding_errors: str = "strict", batch_size: int = 1 << 16,
+                       partition_rows: int = PARTITION_ROWS, **bleu_options):
+    """Every segment's statistics, computed on the cluster and gathered to the client.
+
+    This is the input of significance tests (paired bootstrap, approximate
+    randomization), which resample segments and so need them all on one
+    machine: ``8 * (2 + 2 * max_ngram_order)`` bytes a segment, 80 for BLEU-4.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or dask.dataframe.DataFrame
+        As in :func:`score_table`.
+    hyp, refs, tokenize_column, null_as_empty, encoding_errors, batch_size, partition_rows
+        As in :func:`score_table`.
+    group_by : str or list of str, optional
+        Split the rows by these columns (e.g. ``"system"``).
+    client : distributed.Client, optional
+        As in :func:`score_table`.
+    **bleu_options
+        :class:`fastbleu.BLEU`'s arguments (those that change statistics:
+        ``tokenize``, ``lowercase``, ``max_ngram_order``, ``ref_length``).
+
+    Returns
+    -------
+    numpy.ndarray or dict
+        Without ``group_by``: int64, shape ``(rows, 2 + 2 * max_ngram_order)``,
+        in row order, equal to :meth:`fastbleu.BLEU.segment_statistics`.  With
+        it: ``{key tuple: array}`` in order of first appearance, every array
+        holding its group's rows in row order.
+    """
+    require()
+    job = TableJob.create(hyp, refs, group_by, None, tokenize_column, null_as_empty,
+                          encoding_errors, batch_size, bleu_options)
+    width = 2 + 2 * job.bleu().max_ngram_order
+    pieces = _pieces(source, job, partition_rows)
+    grouped = bool(job.keys)
+    from dask import delayed
+
+    tasks = [delayed(partitions.segment_statistics, pure=True)(piece, index, job, grouped)
+             for index, piece in enumerate(pieces)]
+    results = _compute(tasks, client) if tasks else []
+    stats = np.concatenate([r[0] for r in results]) if results else \
+        np.zeros((0, width), dtype=np.int64)
+    if not grouped:
+        return stats
+    number: dict[tuple, int] = {}
+    codes = []
+    for _, local_codes, keys in results:
+        glob = np.array([number.setdefault(tuple(_canonical(v) for v in key), len(number))
+                         for key in keys], dtype=np.int64)
+        codes.append(glob[local_codes] if len(keys) else local_codes)
+    codes = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(1, len(number)))
+    return dict(zip(number, np.split(stats[order], bounds)))
+
+
+def sentence_scores(ddf, hyp: str = "hyp", refs=("ref",), *, column: str = "sentence_bleu",
+                    tokenize_column: str | None = None, null_as_empty: bool = False,
+                    encoding_errors: str = "strict", batch_size: int = 1 << 16,
+                    **bleu_options):
+    """A Dask DataFrame with every row's sentence BLEU as a new column (lazy).
+
+    Parameters
+    ----------
+    ddf : dask.dataframe.DataFrame
+        The rows; every partition is scored on its own.
+    hyp, refs, tokenize_column, null_as_empty, encoding_errors, batch_size
+        As in :func:`score_table`.
+    column : str
+        Name of the new float64 column; it must not exist yet.
+    **bleu_options
+        :class:`fastbleu.BLEU`'s arguments; ``effective_order=True`` gives
+        sacrebleu's sentence-level numbers.
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        ``ddf`` with the column added; element ``i`` equals
+        ``BLEU(**bleu_options).sentence_scores(...)[i]``.  Write it with
+        ``.to_parquet(path)``.
+    """
+    require()
+    if not _is_dask_frame(ddf):
+        raise TypeError(f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}")
+    if not isinstance(column, str):
+        raise TypeError(f"column must be a str, got {type(column).__name__}")
+    if column in ddf.columns:
+        raise ValueError(f"the DataFrame already has a column {column!r}; choose another name "
+                         "with column=")
+    job = TableJob.create(hyp, refs, None, None, tokenize_column, null_as_empty,
+                          encoding_errors, batch_size, bleu_options)
+    _check_columns("DataFrame", list(ddf.columns), list(dict.fromkeys(job.columns)))
+    meta = ddf._meta.assign(**{column: np.zeros(0, dtype=np.float64)})
+    return ddf.map_partitions(partitions.sentence_scores, job, column, meta=meta)
