@@ -304,6 +304,12 @@ def _table_mode(args) -> str:
         raise InputError("a table is scored on its own: give one table and no -i")
     _check_significance_args(args, None)
     if _paired_test(args) or args.system_column:
+        if args.scheduler is not None or args.dask_workers is not None:
+            raise InputError("paired tests on a table run in this process; on a cluster, "
+                             "gather the statistics with fastbleu.dask.segment_statistics("
+                             "..., group_by=SYSTEM) and pass them to "
+                             "fastbleu.significance.paired_bootstrap (README: 'On a Dask "
+                             "cluster')")
         return _table_paired(args)
     if args.confidence:
         raise InputError("--confidence takes text files; for a table use --system-column with "

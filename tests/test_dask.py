@@ -278,6 +278,22 @@ def test_cli_dask_workers_and_scheduler_json_equal_one_process(client, sample_da
     assert json.loads(capsys.readouterr().out) == expected
 
 
+def test_paired_bootstrap_on_gathered_statistics_equals_the_table_test(client, sample_dataset):
+    """Significance on a cluster: statistics gathered per system, the tests run on the client."""
+    from fastbleu.significance import paired_ar, paired_bootstrap
+    from fastbleu.table_significance import paired_table
+
+    grouped = fd.segment_statistics(sample_dataset, refs=REFS, group_by="system", client=client)
+    blocks = list(grouped.values())
+    for test, run in (("bs", paired_bootstrap), ("ar", paired_ar)):
+        ours = run(blocks, bleu=BLEU(), n_samples=300, seed=5)
+        one_process = paired_table(sample_dataset, refs=REFS, system="system", test=test,
+                                   n_samples=300, seed=5)
+        assert [name for name in one_process.systems[0]] == [key[0] for key in grouped]
+        assert ours == one_process.results[0]
+        assert ours[1].p_value is not None and ours[0].p_value is None
+
+
 def test_cli_dask_errors(sample_dataset, capsys, tmp_path):
     assert main([str(sample_dataset), "--dask-workers", "0"]) == 2
     assert "positive int, got 0" in capsys.readouterr().err
@@ -287,6 +303,9 @@ def test_cli_dask_errors(sample_dataset, capsys, tmp_path):
     assert "score a Parquet table" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main([str(sample_dataset), "--dask-workers", "2", "--scheduler", "tcp://x:1"])
+    assert main([str(sample_dataset), "--ref-column", "ref", "--system-column", "system",
+                 "--paired-bs", "--dask-workers", "2"]) == 2
+    assert "fastbleu.dask.segment_statistics" in capsys.readouterr().err
 
 
 # -- arguments and the optional dependency ---------------------------------------------
