@@ -173,10 +173,17 @@ def regex_unicode_version() -> str:
     """The Unicode version of the installed ``regex`` module's database.
 
     ``regex`` does not say it, so it is recognised by the number of assigned
-    characters it knows (``'17.0'`` for regex 2026.5.9); an unknown count
-    gives ``'unknown (N assigned characters)'``.
+    characters it knows (``'17.0'`` for regex 2026.5.9).  A count above the
+    newest version listed here (a ``regex`` released after this table) gives
+    ``'newer than 17.0 (N assigned characters)'``; the classes still come
+    from that ``regex``, so ``intl`` keeps matching sacrebleu's tokens.
     """
     import regex
 
     count = len(regex.findall(r"[^\p{Cc}\p{Cn}\p{Co}\p{Cs}]", _every_code_point()))
-    return _CHARACTERS_PER_VERSION.get(count, f"unknown ({count} assigned characters)")
+    if count in _CHARACTERS_PER_VERSION:
+        return _CHARACTERS_PER_VERSION[count]
+    newest = max(_CHARACTERS_PER_VERSION)
+    if count > newest:
+        return f"newer than {_CHARACTERS_PER_VERSION[newest]} ({count} assigned characters)"
+    return f"unknown ({count} assigned characters)"
