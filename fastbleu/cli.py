@@ -297,6 +297,16 @@ def _score_groups(args, **arguments):
         return score_groups(args.refs[0], client=client, **arguments)
 
 
+def _group_keys(args) -> list[str]:
+    """The --group-by columns, comma-separated."""
+    return [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
+
+
+def _progress(args) -> bool | None:
+    """--progress forces the progress line, --quiet hides it; otherwise on a terminal."""
+    return True if args.progress else (False if args.quiet else None)
+
+
 def _table_mode(args) -> str:
     from . import report
 
@@ -317,14 +327,14 @@ def _table_mode(args) -> str:
     if args.sentence_level or args.num_refs != 1:
         raise InputError("-sl and -nr are for text files; for a table use --segments-out and "
                          "--ref-column")
-    keys = [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
+    keys = _group_keys(args)
     doc = [args.doc_column] if args.doc_column else []
     result = _score_groups(args, hyp=args.hyp_column, refs=args.ref_column or ["ref"],
                            group_by=keys, doc=args.doc_column,
                            tokenize_column=args.tokenize_column, segments_out=args.segments_out,
                            null_as_empty=args.null_as_empty,
                            encoding_errors=args.encoding_errors,
-                           progress=True if args.progress else (False if args.quiet else None),
+                           progress=_progress(args),
                            batch_size=args.batch_size, **_bleu_options(args))
     short = args.short and args.format != "json"
     signatures = [signature.format(short) for signature in result.signatures]
@@ -349,14 +359,14 @@ def _table_paired(args) -> str:
         raise InputError("--segments-out, --tokenize-column and --doc-column do not combine "
                          "with paired tests; use --group-by and --segment-column")
     n_samples = _paired_samples(args, test)
-    keys = [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
+    keys = _group_keys(args)
     result = paired_table(args.refs[0], hyp=args.hyp_column, refs=args.ref_column or ["ref"],
                           system=args.system_column, baseline=args.baseline, group_by=keys,
                           segment=args.segment_column, test=test, n_samples=n_samples,
                           seed=args.seed, sacrebleu_compat=args.sacrebleu_compat,
                           null_as_empty=args.null_as_empty,
                           encoding_errors=args.encoding_errors,
-                          progress=True if args.progress else (False if args.quiet else None),
+                          progress=_progress(args),
                           batch_size=args.batch_size, **_bleu_options(args))
     short = args.short and args.format != "json"
     return significance_report.paired_groups(
