@@ -50,7 +50,6 @@ Run from the repository root (the machine should otherwise be idle)::
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import logging
 import os
@@ -61,6 +60,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # this checkout's fastbleu, not an installed one
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_corpus import best_of as _best_of, clear_sacrebleu_cache, stats_of  # noqa: E402
 
 DEFAULT_WMT_DIR = REPO.parent / "shared" / "wmt22"
 KERNEL_TOKENIZERS = ("13a", "intl", "zh", "char")
@@ -101,28 +102,7 @@ CLOCK = time.perf_counter  # --clock cpu: time.process_time
 
 
 def best_of(repeat: int, fn, before=None) -> tuple[float, object]:
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        if before is not None:
-            before()
-        gc.collect()
-        start = CLOCK()
-        result = fn()
-        best = min(best, CLOCK() - start)
-    return best, result
-
-
-def clear_sacrebleu_caches(metric) -> None:
-    """Empty the class-level LRU caches of a sacrebleu tokenizer (and of its 13a stage)."""
-    for tokenizer in (metric.tokenizer, getattr(metric.tokenizer, "_post_tokenizer", None)):
-        for attr in ("__call__", "_is_chinese_char"):
-            fn = getattr(type(tokenizer), attr, None) if tokenizer is not None else None
-            if hasattr(fn, "cache_clear"):
-                fn.cache_clear()
-
-
-def stats_of(score) -> tuple:
-    return (tuple(score.counts), tuple(score.totals), score.sys_len, score.ref_len)
+    return _best_of(repeat, fn, before, clock=CLOCK)
 
 
 def bench_kernels(args, results: list[dict]) -> None:
@@ -165,7 +145,7 @@ def bench_kernels(args, results: list[dict]) -> None:
             sacre = SacreBLEU(tokenize=name, force=True)
             sacre_s, sacre_score = best_of(args.sacrebleu_repeat,
                                            lambda: sacre.corpus_score(hyps[:m], [refs[:m]]),
-                                           lambda: clear_sacrebleu_caches(sacre))
+                                           lambda: clear_sacrebleu_cache(sacre))
             check = bleus[name].corpus_score(hyps[:m], [refs[:m]])
             n = len(hyps)
             row = {"corpus": corpus_name, "tokenizer": name, "segments": n,
