@@ -45,6 +45,7 @@ import tempfile
 from dataclasses import dataclass
 
 from .files import InputError
+from .signals import held
 
 logger = logging.getLogger("fastbleu")
 
@@ -296,12 +297,20 @@ def _file_name(path) -> str:
 
 
 def _probe(name: str, folder: str) -> None:
+    """Create a file in ``folder`` to prove it can be done (a read-only mount, an ACL ...)."""
     try:
-        handle, probe = tempfile.mkstemp(prefix=".fastbleu-", dir=folder)
+        try:  # a file without a name: nothing to clean up, whenever a signal comes
+            handle = os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600)
+        except (AttributeError, OSError) as error:
+            if isinstance(error, OSError) and error.errno not in (
+                    errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):
+                raise
+            with held():
+                handle, probe = tempfile.mkstemp(prefix=".fastbleu-", dir=folder)
+                os.unlink(probe)
     except OSError as error:
         raise InputError(f"{name}: cannot write here ({error.strerror})") from None
     os.close(handle)
-    os.unlink(probe)
 
 
 def check_writable(path, source=None) -> None:
@@ -420,10 +429,11 @@ class AtomicFile(_Atomic):
         self.target, info = _check_file(self.path, self._inputs)
         self.existed = info is not None
         try:
-            handle, self.temporary = tempfile.mkstemp(**_hidden(self.target, ".tmp"))
+            with held():  # a signal cannot come between creating it and knowing its name
+                handle, self.temporary = tempfile.mkstemp(**_hidden(self.target, ".tmp"))
+                os.close(handle)
         except OSError as error:
             raise InputError(f"{self.path}: cannot write here ({error.strerror})") from None
-        os.close(handle)
 
     def commit(self) -> None:
         """Move the finished temporary file onto the target, with the target's permissions.
@@ -438,7 +448,7 @@ class AtomicFile(_Atomic):
             If the target may no longer be replaced, or the rename fails.
         """
         try:
-            with self.writing():
+            with held(), self.writing():
                 target, info = _check_file(self.path, self._inputs)
                 if os.path.dirname(target) != os.path.dirname(self.target):
                     raise InputError(f"{self.path}: now names a file in another directory; "
@@ -451,7 +461,7 @@ class AtomicFile(_Atomic):
 
     def discard(self) -> None:
         """Remove the temporary file; the target is not touched."""
-        with contextlib.suppress(FileNotFoundError):
+        with held(), contextlib.suppress(FileNotFoundError):
             os.unlink(self.temporary)
 
 
@@ -504,7 +514,8 @@ class AtomicDirectory(_Atomic):
         self.target, info = _check_folder(self.path, self._inputs)
         self.existed = info is not None
         try:
-            self.temporary = tempfile.mkdtemp(**_hidden(self.target, ".tmp"))
+            with held():
+                self.temporary = tempfile.mkdtemp(**_hidden(self.target, ".tmp"))
         except OSError as error:
             raise InputError(f"{self.path}: cannot write here ({error.strerror})") from None
 
@@ -522,32 +533,39 @@ class AtomicDirectory(_Atomic):
             old directory is then left as it was.
         """
         aside = None
-        try:
-            with self.writing():
-                with open(self.part(MARKER), "w", encoding="utf-8") as marker:
-                    marker.write("Written by fastbleu (--segments-out on a cluster). A later "
-                                 "run may replace this directory while it holds only its "
-                                 "part.N.parquet files and this marker.\n")
-                _settle(self.part(MARKER), None, 0o666)
-                target, info = _check_folder(self.path, self._inputs)
-                if os.path.dirname(target) != os.path.dirname(self.target):
-                    raise InputError(f"{self.path}: now names a directory elsewhere; not "
-                                     "writing it")
-                _settle(self.temporary, info, 0o777)
-                if info is not None:
-                    aside = tempfile.mkdtemp(**_hidden(target, ".old"))
-                    os.replace(target, aside)
-                try:
-                    os.replace(self.temporary, target)
-                except BaseException:
-                    if aside is not None:
-                        os.replace(aside, target)
-                    raise
-        except BaseException:
-            self.discard()
-            raise
-        if aside is not None:
-            _remove_ours(aside)
+        with held():  # a signal waits: the old directory is never left aside
+            try:
+                with self.writing():
+                    with open(self.part(MARKER), "w", encoding="utf-8") as marker:
+                        marker.write("Written by fastbleu (--segments-out on a cluster). A "
+                                     "later run may replace this directory while it holds "
+                                     "only its part.N.parquet files and this marker.\n")
+                    _settle(self.part(MARKER), None, 0o666)
+                    target, info = _check_folder(self.path, self._inputs)
+                    if os.path.dirname(target) != os.path.dirname(self.target):
+                        raise InputError(f"{self.path}: now names a directory elsewhere; not "
+                                         "writing it")
+                    _settle(self.temporary, info, 0o777)
+                    if info is not None:
+                        aside = tempfile.mkdtemp(**_hidden(target, ".old"))
+                        try:
+                            os.replace(target, aside)
+                        except BaseException:
+                            os.rmdir(aside)
+                            aside = None
+                            raise
+                    try:
+                        os.replace(self.temporary, target)
+                    except BaseException:
+                        if aside is not None:
+                            os.replace(aside, target)
+                            aside = None
+                        raise
+            except BaseException:
+                self._discard()
+                raise
+            if aside is not None:
+                _remove_ours(aside)
 
     def discard(self) -> None:
         """Remove the temporary directory and what was written in it; the target is not touched.
@@ -555,6 +573,10 @@ class AtomicDirectory(_Atomic):
         The directory is first renamed, so that a worker still running cannot
         create a file in it after it was emptied.
         """
+        with held():
+            self._discard()
+
+    def _discard(self) -> None:
         if not os.path.isdir(self.temporary):
             return
         doomed = self.temporary

@@ -20,6 +20,31 @@ import threading
 SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 
+_held = 0  # depth of held() blocks in the main thread
+_pending: list = []  # a signal that arrived meanwhile
+
+
+@contextlib.contextmanager
+def held():
+    """Within the block, a signal turned into :class:`Terminated` waits for its end.
+
+    For the few steps that must not be cut in two: creating a temporary file
+    and recording its name, renaming a finished output into place.  Outside
+    :func:`terminating`, and in other threads, it changes nothing.
+    """
+    global _held
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _held += 1
+    try:
+        yield
+    finally:
+        _held -= 1
+        if not _held and _pending:
+            raise Terminated(_pending.pop())
+
+
 class Terminated(KeyboardInterrupt):
     """Raised in the main thread when SIGTERM or SIGHUP arrives inside :func:`terminating`.
 
@@ -60,8 +85,12 @@ def terminating():
     fired = []
 
     def handler(signum, frame):
-        if not fired:
-            fired.append(signum)
+        if fired:
+            return
+        fired.append(signum)
+        if _held:
+            _pending.append(signum)
+        else:
             raise Terminated(signum)
 
     previous = {}
@@ -74,3 +103,4 @@ def terminating():
     finally:
         for number, old in previous.items():
             signal.signal(number, old if old is not None else signal.SIG_DFL)
+        _pending.clear()
