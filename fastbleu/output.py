@@ -523,6 +523,15 @@ class AtomicDirectory(_Atomic):
         """The path of file ``name`` in the temporary directory."""
         return os.path.join(self.temporary, name)
 
+    def renamed(self, error: InputError) -> InputError:
+        """``error`` (a worker's, about a part) as the user sees it: about :attr:`path`."""
+        message = str(error)
+        if self.temporary not in message:
+            return error
+        kept = f"{self.path} is left as it was" if self.existed else "nothing was written"
+        return InputError(message.replace(self.temporary, self.path)
+                          .replace("nothing was written", kept))
+
     def commit(self) -> None:
         """Mark the finished directory as fastbleu's and swap it in for the target.
 

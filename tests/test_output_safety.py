@@ -500,3 +500,22 @@ def test_a_full_disk_is_one_line_and_the_old_file_stays(big_table, tmp_path):
     _refused(done, "segments.parquet: cannot be written", "file size limit",
              "the old one is left as it was")
     assert os.listdir(tmp_path) == ["segments.parquet"] and out.read_bytes() == OLD
+
+
+def test_a_full_disk_on_a_cluster_names_the_output_and_keeps_the_old_one(tmp_path):
+    pytest.importorskip("distributed")
+    pq.write_table(_sample_table(), tmp_path / "in.parquet")
+    out = tmp_path / "segs"
+    out.mkdir()
+    (out / MARKER).write_text("an earlier run\n")
+    (out / "part.00000.parquet").write_bytes(OLD)
+    done = subprocess.run(FASTBLEU + ["in.parquet", "--dask-workers", "1", "--segments-out",
+                                      "segs", "--quiet"],
+                          cwd=tmp_path, env=ENV, capture_output=True, text=True,
+                          preexec_fn=_file_size_limit(20000))  # the workers inherit it
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        "fastbleu: error: segs/part.00000.parquet: cannot be written (the file size limit is "
+        "reached); segs is left as it was")
+    assert sorted(os.listdir(tmp_path)) == ["in.parquet", "segs"]
+    assert (out / "part.00000.parquet").read_bytes() == OLD

@@ -102,9 +102,11 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
             _Groups(2 + 2 * bleu.max_ngram_order)
         if segments is not None:
             segments.commit()
-    except BaseException:
+    except BaseException as error:
         if segments is not None:
             segments.discard()
+            if isinstance(error, InputError):  # a worker's error names its part: name ours
+                raise segments.renamed(error) from None
         raise
     return job.scores(groups, bleu)
 
