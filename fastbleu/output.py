@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fnmatch
 import glob
 import logging
 import os
@@ -146,8 +147,6 @@ class Inputs:
                                  "next run would read it; choose a path outside")
             if directory and _inside(folder, real):
                 raise InputError(f"{name}: holds the input directory {folder}; not replacing it")
-        import fnmatch
-
         for pattern in self.patterns:
             if fnmatch.fnmatchcase(real, pattern) or \
                     fnmatch.fnmatchcase(os.path.abspath(name), pattern):
@@ -279,21 +278,17 @@ def _hidden(target: str, suffix: str) -> dict:
     return {"prefix": f".{base}.", "suffix": suffix, "dir": os.path.dirname(target)}
 
 
-def _folder_name(path) -> str:
-    name = os.fspath(path)
-    if not isinstance(name, str):
-        raise TypeError(f"the output path must be a str or os.PathLike, got "
-                        f"{type(path).__name__}")
-    stripped = name.rstrip(os.sep)
-    return stripped if stripped else name
-
-
 def _file_name(path) -> str:
     name = os.fspath(path)
     if not isinstance(name, str):
         raise TypeError(f"the output path must be a str or os.PathLike, got "
                         f"{type(path).__name__}")
     return name
+
+
+def _folder_name(path) -> str:
+    name = _file_name(path)
+    return name.rstrip(os.sep) or name  # "segs/" is "segs"; "/" stays "/"
 
 
 def _probe(name: str, folder: str) -> None:

@@ -7,7 +7,8 @@ SIGHUP (a closed terminal) would kill the process on the spot instead,
 leaving hidden temporary files behind.  :func:`terminating` makes them raise
 :class:`Terminated`, a ``KeyboardInterrupt``, for the duration of a block:
 the command line uses it around its work, and a library caller's handlers
-are never replaced outside it.
+are never replaced outside it.  :func:`held` makes all three wait during the
+few steps that must not be cut in two.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ _pending: list = []  # a signal that arrived meanwhile
 
 @contextlib.contextmanager
 def held():
-    """Within the block, a signal turned into :class:`Terminated` waits for its end.
+    """Within the block, SIGTERM, SIGHUP and SIGINT wait for its end, then raise.
 
     For the few steps that must not be cut in two: creating a temporary file
     and recording its name, renaming a finished output into place.  Outside
@@ -42,7 +43,9 @@ def held():
     finally:
         _held -= 1
         if not _held and _pending:
-            raise Terminated(_pending.pop())
+            signum = _pending[0]
+            _pending.clear()
+            raise _interruption(signum)
 
 
 class Terminated(KeyboardInterrupt):
@@ -69,15 +72,21 @@ class Terminated(KeyboardInterrupt):
         return 128 + self.signum
 
 
+def _interruption(signum: int) -> KeyboardInterrupt:
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
 @contextlib.contextmanager
 def terminating():
     """Within the block, SIGTERM and SIGHUP raise :class:`Terminated` in the main thread.
 
     The first signal raises; a second one while the run cleans up is
-    ignored, so that the cleanup finishes.  A signal that was ignored when
-    the block started (``nohup`` ignores SIGHUP) stays ignored, and every
-    handler is put back as it was on leaving.  Outside the main thread,
-    where Python cannot set handlers, the block runs unchanged.
+    ignored, so that the cleanup finishes (a second Ctrl-C still interrupts
+    it: the user asked twice).  Inside :func:`held`, SIGINT too waits for the
+    block's end.  A signal that was ignored when the block started
+    (``nohup`` ignores SIGHUP) stays ignored, and every handler is put back
+    as it was on leaving.  Outside the main thread, where Python cannot set
+    handlers, the block runs unchanged.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -85,13 +94,13 @@ def terminating():
     fired = []
 
     def handler(signum, frame):
-        if fired:
+        if fired and signum != signal.SIGINT:
             return
         fired.append(signum)
         if _held:
             _pending.append(signum)
         else:
-            raise Terminated(signum)
+            raise _interruption(signum)
 
     previous = {}
     try:
@@ -99,6 +108,8 @@ def terminating():
             if signal.getsignal(number) is signal.SIG_IGN:
                 continue
             previous[number] = signal.signal(number, handler)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            previous[signal.SIGINT] = signal.signal(signal.SIGINT, handler)
         yield
     finally:
         for number, old in previous.items():

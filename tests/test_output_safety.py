@@ -458,6 +458,24 @@ def test_sigterm_on_a_cluster_leaves_no_partial_folder(big_table, tmp_path):
     assert (out / "part.00000.parquet").read_bytes() == OLD
 
 
+def test_a_signal_waits_for_a_held_step():
+    from fastbleu.signals import held
+
+    steps = []
+    with terminating():
+        with pytest.raises(Terminated):
+            with held():
+                os.kill(os.getpid(), signal.SIGHUP)
+                time.sleep(0.2)
+                steps.append("finished")  # not cut in two
+        with pytest.raises(KeyboardInterrupt):
+            with held():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.2)
+                steps.append("finished too")
+    assert steps == ["finished", "finished too"]
+
+
 def test_handlers_are_scoped_and_restored(table):
     def mine(signum, frame):
         raise AssertionError("not expected")
@@ -476,6 +494,7 @@ def test_handlers_are_scoped_and_restored(table):
         assert main([str(table), "--quiet", "-b"]) == 0  # the CLI's handlers go away too
         assert signal.getsignal(signal.SIGTERM) is mine
         assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     finally:
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGHUP, ignored)
