@@ -291,6 +291,10 @@ def _score_groups(args, **arguments):
         require()
     except ImportError as error:  # the message names the extra to install
         raise InputError(str(error)) from None
+    if arguments.get("segments_out") is not None:  # before starting a cluster
+        from .output import check_directory
+
+        check_directory(arguments["segments_out"], args.refs[0])
     # Dask logs its cluster's life at INFO; the root handler set up in main() would print it.
     logging.getLogger("distributed").setLevel(logging.ERROR)
     with connect(args.scheduler, args.dask_workers) as client:
@@ -396,13 +400,19 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(format="fastbleu: warning: %(message)s",
                         level=logging.ERROR if args.quiet else logging.WARNING)
+    from .signals import Terminated, terminating
+
     try:
-        output = run(args)
+        with terminating():  # SIGTERM and SIGHUP unwind as Ctrl-C does, removing temporaries
+            output = run(args)
     except InputError as error:
         if args.debug:
             raise
         print(f"fastbleu: error: {error}", file=sys.stderr)
         return 2
+    except Terminated as stop:
+        print(f"fastbleu: stopped by {stop.name}; no output was written", file=sys.stderr)
+        return stop.exit_status
     except KeyboardInterrupt:
         print("fastbleu: interrupted; no output was written", file=sys.stderr)
         return 130

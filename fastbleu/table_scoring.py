@@ -17,7 +17,7 @@ import numpy as np
 from .bleu import BLEU
 from .files import InputError
 from .groups import GroupSums, _canonical, factorize
-from .output import AtomicPath, check_writable
+from .output import AtomicFile, check_writable
 from .progress import Progress
 from .statistics import HashBuffer, compute_statistics
 from .tables import open_table
@@ -347,11 +347,12 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                           encoding_errors, batch_size, bleu_options)
     bleu = job.bleu()
     if segments_out is not None:
-        check_writable(segments_out)
+        check_writable(segments_out, source)
     table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys)
 
     meter = Progress(table.total_rows, progress)
-    segments = _SegmentWriter(segments_out, job.keys, bleu) if segments_out is not None else None
+    segments = _SegmentWriter(segments_out, job.keys, bleu, source) \
+        if segments_out is not None else None
 
     def written(batch, stats, first_row):
         if segments is not None:
@@ -486,10 +487,10 @@ class _SegmentWriter:
     write is pending, so memory stays bounded by the batch.
     """
 
-    def __init__(self, path: str, keys: list[str], bleu: BLEU):
+    def __init__(self, path: str, keys: list[str], bleu: BLEU, source=None):
         from concurrent.futures import ThreadPoolExecutor
 
-        self.output = AtomicPath(path)
+        self.output = AtomicFile(path, source)  # checked: never an input, never a device
         self.keys = keys
         self.bleu = bleu
         self.writer = None
@@ -512,7 +513,8 @@ class _SegmentWriter:
     def _wait(self) -> None:
         if self._pending is not None:
             pending, self._pending = self._pending, None
-            pending.result()
+            with self.output.writing():  # a full disk: one line, the old file intact
+                pending.result()
 
     def write(self, batch, stats, first_row: int) -> None:
         import pyarrow as pa
@@ -526,7 +528,8 @@ class _SegmentWriter:
         record = pa.RecordBatch.from_arrays(arrays, schema=schema)
         self._wait()
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.output.temporary, schema)
+            with self.output.writing():
+                self.writer = pq.ParquetWriter(self.output.temporary, schema)
         self._pending = self._thread.submit(self.writer.write_batch, record)
 
     def commit(self) -> None:
@@ -534,9 +537,10 @@ class _SegmentWriter:
 
         self._wait()
         self._thread.shutdown()
-        if self.writer is None:  # no rows: still a valid, empty file
-            self.writer = pq.ParquetWriter(self.output.temporary, self._schema())
-        self.writer.close()
+        with self.output.writing():
+            if self.writer is None:  # no rows: still a valid, empty file
+                self.writer = pq.ParquetWriter(self.output.temporary, self._schema())
+            self.writer.close()
         self.output.commit()
 
     def discard(self) -> None:
@@ -545,6 +549,10 @@ class _SegmentWriter:
         except Exception:  # the run is failing already; the first error is the one to show
             pass
         self._thread.shutdown()
-        if self.writer is not None:
-            self.writer.close()
-        self.output.discard()
+        try:
+            if self.writer is not None:
+                self.writer.close()
+        except Exception:  # a full disk fails the close too; the temporary goes all the same
+            pass
+        finally:
+            self.output.discard()

@@ -107,12 +107,13 @@ def test_sample_dataset_equals_one_process(client, sample_dataset):
 def test_segments_out_is_a_directory_of_the_same_rows(client, sample_dataset, tmp_path):
     single, parts = tmp_path / "one.parquet", tmp_path / "parts"
     fastbleu.score_table(sample_dataset, refs=REFS, group_by="system", segments_out=str(single))
-    parts.mkdir()
+    parts.mkdir()  # an earlier run's directory (marked as fastbleu's) is replaced whole
+    (parts / ".fastbleu-segments").write_text("an older run\n")
     (parts / "part.00009.parquet").write_bytes(b"an older run")
     fd.score_table(sample_dataset, refs=REFS, group_by="system", segments_out=str(parts),
                    client=client, partition_rows=300)
     names = sorted(os.listdir(parts))
-    assert len(names) == 8 and names[0] == "part.00000.parquet"  # 4 files x 2 pieces, old gone
+    assert len(names) == 9 and names[1] == "part.00000.parquet"  # 4 files x 2 pieces, old gone
     assert pq.read_table(parts).equals(pq.read_table(single))
     assert sorted(os.listdir(tmp_path)) == ["one.parquet", "parts"]  # no temporary left
     import dask.dataframe as dd
@@ -120,12 +121,12 @@ def test_segments_out_is_a_directory_of_the_same_rows(client, sample_dataset, tm
     ddf = dd.read_parquet(sample_dataset)  # partitions do not know their first row: counted
     fd.score_table(ddf, refs=REFS, segments_out=str(tmp_path / "frame"), client=client)
     from_frame, expected = pq.read_table(tmp_path / "frame"), pq.read_table(single)
-    assert len(os.listdir(tmp_path / "frame")) == 4
+    assert len(os.listdir(tmp_path / "frame")) == 5  # 4 parts and the marker
     for name in ["row", "sentence_bleu", "hyp_len", "match_4"]:
         assert from_frame.column(name).to_pylist() == expected.column(name).to_pylist()
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
-    with pytest.raises(InputError, match="holding other files than part"):
+    with pytest.raises(InputError, match="not empty and was not written by fastbleu"):
         fd.score_table(sample_dataset, segments_out=str(tmp_path / "mine"), client=client)
 
 

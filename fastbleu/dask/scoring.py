@@ -11,12 +11,11 @@ scores a table in one process.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 
 import numpy as np
 
 from ..files import InputError
+from ..output import AtomicDirectory, check_directory
 from ..groups import _canonical
 from ..table_scoring import GroupScores, TableJob, _Groups
 from ..tables import CSV_SUFFIXES, JSON_SUFFIXES, _check_columns, parquet_pieces
@@ -71,46 +70,6 @@ def _tree(parts: list, merge):
     return parts[0]
 
 
-class _SegmentDirectory:
-    """A directory of per-partition Parquet files that appears under its name only when complete."""
-
-    def __init__(self, path: str):
-        self.path = os.fspath(path)
-        parent = os.path.dirname(os.path.abspath(self.path))
-        if not os.path.isdir(parent):
-            raise InputError(f"{self.path}: cannot write here, the directory {parent} does not "
-                             "exist")
-        if os.path.isdir(self.path) and any(not (name.startswith("part.")
-                                                 and name.endswith(".parquet"))
-                                            for name in os.listdir(self.path)):
-            raise InputError(f"{self.path}: is a directory holding other files than "
-                             "part.*.parquet; not replacing it")
-        try:
-            self.temporary = tempfile.mkdtemp(prefix=f".{os.path.basename(self.path)}.",
-                                              suffix=".tmp", dir=parent)
-        except OSError as error:
-            raise InputError(f"{self.path}: cannot write here ({error.strerror})") from None
-
-    def part(self, index: int) -> str:
-        return os.path.join(self.temporary, f"part.{index:05d}.parquet")
-
-    def commit(self) -> None:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(self.temporary, 0o777 & ~umask)
-        old = None
-        if os.path.lexists(self.path):
-            old = tempfile.mkdtemp(prefix=f".{os.path.basename(self.path)}.", suffix=".old",
-                                   dir=os.path.dirname(os.path.abspath(self.path)))
-            os.replace(self.path, os.path.join(old, "previous"))
-        os.replace(self.temporary, self.path)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-
-    def discard(self) -> None:
-        shutil.rmtree(self.temporary, ignore_errors=True)
-
-
 def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
                  *, client=None, tokenize_column: str | None = None,
                  segments_out: str | None = None, null_as_empty: bool = False,
@@ -122,8 +81,10 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
                           encoding_errors, batch_size, bleu_options)
     bleu = job.bleu()
+    if segments_out is not None:  # before reading any footer: never an input, never a file
+        check_directory(segments_out, source)
     pieces = _pieces(source, job, partition_rows)
-    segments = _SegmentDirectory(segments_out) if segments_out is not None else None
+    segments = AtomicDirectory(segments_out, source) if segments_out is not None else None
     try:
         offsets = [None] * len(pieces)
         if segments is not None and _is_dask_frame(source):
@@ -133,16 +94,19 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
         from dask import delayed
 
         tasks = [delayed(partitions.group_statistics, pure=True)(
-                     piece, index, job, None if segments is None else segments.part(index),
+                     piece, index, job,
+                     None if segments is None else segments.part(f"part.{index:05d}.parquet"),
                      offsets[index])
                  for index, piece in enumerate(pieces)]
         groups = _compute(_tree(tasks, partitions.merge_groups), client) if tasks else \
             _Groups(2 + 2 * bleu.max_ngram_order)
         if segments is not None:
             segments.commit()
-    except BaseException:
+    except BaseException as error:
         if segments is not None:
             segments.discard()
+            if isinstance(error, InputError):  # a worker's error names its part: name ours
+                raise segments.renamed(error) from None
         raise
     return job.scores(groups, bleu)
 
@@ -173,8 +137,12 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         A *directory* to write every segment's sentence BLEU and statistics
         to, one ``part.NNNNN.parquet`` file per partition (the columns of
         :func:`fastbleu.score_table`'s file).  Written by the workers into
-        a temporary directory that is renamed into place when all are done.
-        A Dask DataFrame source is counted first, for the row numbers.
+        a hidden temporary directory beside it, which is marked as
+        fastbleu's (a ``.fastbleu-segments`` file) and swapped in when all
+        are done.  It may be new, an empty directory, or an earlier run's
+        marked directory holding nothing else; it may not hold an input or
+        lie inside one (:mod:`fastbleu.output`).  A Dask DataFrame source is
+        counted first, for the row numbers.
     progress : bool or None
         Accepted for compatibility and ignored: Dask's dashboard shows the
         progress of a cluster.
@@ -196,7 +164,8 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
     TypeError, ValueError
         For arguments of the wrong type or value.
     fastbleu.files.InputError
-        For a missing file or column, a non-Parquet path, and the data errors of
+        For a missing file or column, a non-Parquet path, a ``segments_out``
+        that may not be written (with the reason), and the data errors of
         :func:`fastbleu.score_table` (a partition of a DataFrame is named, its
         rows counted from its start).
     """
