@@ -173,7 +173,7 @@ def bench_mecab(args, results: list[dict]) -> None:
     from sacrebleu.tokenizers.tokenizer_ja_mecab import TokenizerJaMecab
 
     from fastbleu import BLEU
-    from fastbleu.tokenizers_mecab import mecab_tokenizer
+    from fastbleu.tokenizers.mecab import mecab_tokenizer
 
     files = system_files(args.wmt_dir, ("ja",))
     systems = [read_lines(hyp) for hyp, _ in files]

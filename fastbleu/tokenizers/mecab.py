@@ -6,7 +6,7 @@ on the stripped line and strips the result; its signature is ``ja-mecab-`` or
 example ``ja-mecab-0.996-IPA`` and ``ko-mecab-0.996/ko-0.9.2-KO``), and it
 insists on the IPA dictionary (392,126 entries) or mecab-ko-dic (811,795)
 with no user dictionary.  This module does the same, with the same checks,
-through :class:`~fastbleu.line_tokenizers.LineTransform`: each distinct line
+through :class:`~fastbleu.tokenizers.lines.LineTransform`: each distinct line
 is analysed once and the rest of the pipeline stays vectorized.
 
 The packages are optional: ``pip install 'fastbleu[ja]'`` (mecab-python3,
@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ._kernels.tokenize import TOKENIZE_NONE
-from .line_tokenizers import LineTransform
-from .tokenizers import Tokenizer
+from .._kernels.tokenize import TOKENIZE_NONE
+from .base import Tokenizer
+from .lines import LineTransform
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ path given explicitly (``BLEU(spm_model=...)``, ``--spm-model``).
 
 ``spm`` is an old name of ``flores101`` (same model, signature ``flores101``).
 Lines are encoded in batches by sentencepiece itself, each distinct line once
-(:class:`~fastbleu.line_tokenizers.LineTransform`).
+(:class:`~fastbleu.tokenizers.lines.LineTransform`).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from ._kernels.tokenize import TOKENIZE_NONE
-from .line_tokenizers import LineTransform
-from .tokenizers import Tokenizer
+from .._kernels.tokenize import TOKENIZE_NONE
+from .base import Tokenizer
+from .lines import LineTransform
 
 logger = logging.getLogger("fastbleu")
 

@@ -1,58 +1,24 @@
 """The tokenizers fastbleu offers, under sacrebleu's names and signatures.
 
-Five run in the byte kernels (``13a``, ``none``, ``char``, ``intl``, ``zh``).
+Five run in the byte kernels (``13a``, ``none``, ``char``, ``intl``, ``zh``;
+:mod:`fastbleu.tokenizers.base`).
 The others call a Python library on every distinct line and hand its
-space-joined output to the ``none`` kernel (:mod:`fastbleu.line_tokenizers`):
-``ja-mecab`` and ``ko-mecab`` (:mod:`fastbleu.tokenizers_mecab`, extras
+space-joined output to the ``none`` kernel (:mod:`fastbleu.tokenizers.lines`):
+``ja-mecab`` and ``ko-mecab`` (:mod:`fastbleu.tokenizers.mecab`, extras
 ``fastbleu[ja]`` and ``fastbleu[ko]``) and ``spm``, ``flores101``,
-``flores200``, ``spBLEU-1K`` (:mod:`fastbleu.tokenizers_spm`, extra
+``flores200``, ``spBLEU-1K`` (:mod:`fastbleu.tokenizers.spm`, extra
 ``fastbleu[spm]``).  Those modules are imported only when their tokenizer is
-asked for, so fastbleu imports without the optional packages.
+asked for, by their factory in :data:`FACTORIES` (this module is the only one
+that imports them), so fastbleu imports without the optional packages.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from functools import partial
 
-from ._kernels.tokenize import (TOKENIZE_13A, TOKENIZE_CHAR, TOKENIZE_INTL, TOKENIZE_NONE,
-                                TOKENIZE_ZH)
-
-
-@dataclass(frozen=True)
-class Tokenizer:
-    """A tokenizer as the pipeline sees it.
-
-    Attributes
-    ----------
-    name : str
-        The name users pass (``tokenize="13a"``, ``-tok 13a``).
-    signature : str
-        What the BLEU signature's ``tok`` field says (sacrebleu's value).
-    kernel : int
-        Which byte kernel runs it.
-    transform : callable, optional
-        For tokenizers that run outside the kernels: maps a (lowercased)
-        :class:`~fastbleu.text.TextColumn` to the column of its tokenized
-        lines, tokens joined by spaces, which ``kernel`` (``none``) then
-        splits.
-    """
-
-    name: str
-    signature: str
-    kernel: int
-    transform: Callable | None = field(default=None, compare=False, repr=False)
-
-
-#: The tokenizers that run in the byte kernels.
-TOKENIZERS = {
-    "13a": Tokenizer("13a", "13a", TOKENIZE_13A),
-    "none": Tokenizer("none", "none", TOKENIZE_NONE),
-    "char": Tokenizer("char", "char", TOKENIZE_CHAR),
-    "intl": Tokenizer("intl", "intl", TOKENIZE_INTL),
-    "zh": Tokenizer("zh", "zh", TOKENIZE_ZH),
-}
+from .base import TOKENIZERS, Tokenizer
 
 #: Tokenizers backed by MeCab (name -> the extra that installs it).
 MECAB_TOKENIZERS = {"ja-mecab": "ja", "ko-mecab": "ko"}
@@ -68,6 +34,31 @@ DEFAULT_TOKENIZER = "13a"
 
 #: sacrebleu's default tokenizer per target language when none is named.
 TRG_LANG_TOKENIZERS = {"zh": "zh", "ja": "ja-mecab", "ko": "ko-mecab"}
+
+
+def _kernel(name: str, spm_model: str | os.PathLike | None) -> Tokenizer:
+    return TOKENIZERS[name]
+
+
+def _mecab(name: str, spm_model: str | os.PathLike | None) -> Tokenizer:
+    from .mecab import mecab_tokenizer
+
+    return mecab_tokenizer(name)
+
+
+def _spm(name: str, spm_model: str | os.PathLike | None) -> Tokenizer:
+    from .spm import spm_tokenizer
+
+    return spm_tokenizer(name, spm_model)
+
+
+#: Every tokenizer name -> its factory, called with the ``spm_model`` argument
+#: of :func:`get_tokenizer` (only the sentencepiece tokenizers use it).
+FACTORIES: dict[str, Callable[[str | os.PathLike | None], Tokenizer]] = {
+    **{name: partial(_kernel, name) for name in TOKENIZERS},
+    **{name: partial(_mecab, name) for name in MECAB_TOKENIZERS},
+    **{name: partial(_spm, name) for name in SPM_TOKENIZERS},
+}
 
 
 def get_tokenizer(name: str, spm_model: str | os.PathLike | None = None) -> Tokenizer:
@@ -99,14 +90,7 @@ def get_tokenizer(name: str, spm_model: str | os.PathLike | None = None) -> Toke
     """
     if not isinstance(name, str):
         raise TypeError(f"tokenize must be a str, got {type(name).__name__}")
-    if name in TOKENIZERS:
-        return TOKENIZERS[name]
-    if name in MECAB_TOKENIZERS:
-        from .tokenizers_mecab import mecab_tokenizer
-
-        return mecab_tokenizer(name)
-    if name in SPM_TOKENIZERS:
-        from .tokenizers_spm import spm_tokenizer
-
-        return spm_tokenizer(name, spm_model)
+    factory = FACTORIES.get(name)
+    if factory is not None:
+        return factory(spm_model)
     raise ValueError(f"unknown tokenizer {name!r}; available: {', '.join(TOKENIZER_NAMES)}")

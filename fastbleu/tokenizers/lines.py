@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .text import TextColumn
+from ..text import TextColumn
 
 #: Distinct lines remembered across calls (sacrebleu's ``lru_cache`` holds 2**16).
 CACHE_SIZE = 1 << 16
