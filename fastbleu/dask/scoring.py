@@ -121,6 +121,8 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     require()
     job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
                           encoding_errors, batch_size, bleu_options)
+    if segments_out is not None:
+        job.check_segment_columns()
     bleu = job.bleu()
     pieces = _pieces(source, job, partition_rows)
     segments = _SegmentDirectory(segments_out) if segments_out is not None else None
