@@ -353,8 +353,15 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
     Raises
     ------
     fastbleu.files.InputError
-        For a missing file or column, a null hypothesis, a row without any
-        reference, text that is not UTF-8, or an unwritable ``segments_out``.
+        For a missing, repeated or unreadable file or column, a column whose
+        type differs between the files (or batches, or partitions) of the
+        table, a group column that cannot be a key (struct, list), a null
+        hypothesis, a row without any reference, text that is not UTF-8, or
+        an unwritable ``segments_out``.
+    ValueError
+        For a group column given twice, or named like a column of the result
+        (``score`` ...) or, with ``segments_out``, of that file (``row`` ...),
+        and a ``batch_size`` outside 1 to 2**24.
     """
     return score_groups(source, hyp, refs, group_by, doc, tokenize_column=tokenize_column,
                         segments_out=segments_out, null_as_empty=null_as_empty,

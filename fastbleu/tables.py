@@ -353,9 +353,11 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
                 line = first_line + block.count(b"\n", 0, error.start) + 1
                 raise InputError(f"{path}: line {line} is not valid UTF-8 ({error.reason}); "
                                  "--encoding-errors replace goes on with U+FFFD") from None
+        # Once every wanted column has a type, the other fields are skipped: less to
+        # keep, and their values cannot fail the block.
         options = pajson.ParseOptions(
             explicit_schema=pa.schema(list(known.items())) if known else None,
-            unexpected_field_behavior="infer")
+            unexpected_field_behavior="ignore" if len(known) == len(wanted) else "infer")
         try:
             return pajson.read_json(pa.BufferReader(block),
                                     read_options=pajson.ReadOptions(block_size=len(block) + 1),
