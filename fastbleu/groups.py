@@ -22,31 +22,103 @@ def _canonical(value):
     return _NAN if isinstance(value, float) and math.isnan(value) else value
 
 
-def factorize(columns) -> tuple[np.ndarray, list[tuple]]:
+def _encode(column, name, first_row: int, errors: str):
+    """One column's dictionary codes (nulls encoded) and the value of every code."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .files import InputError
+
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    try:
+        if pa.types.is_dictionary(column.type):
+            # Parquet's dictionary columns come already encoded, their nulls in the
+            # indices, which dictionary_encode leaves there: give nulls a code of their own.
+            encoded = column
+        else:
+            encoded = pc.dictionary_encode(column, null_encoding="encode")
+    except (pa.ArrowNotImplementedError, pa.ArrowTypeError):
+        shown = f"column {name!r}" if name is not None else "a column"
+        raise InputError(f"{shown} holds {column.type}, which cannot be a group key; group "
+                         "by a column of text, numbers, booleans or dates") from None
+    dictionary = encoded.dictionary
+    indices = encoded.indices
+    if pa.types.is_string(dictionary.type) or pa.types.is_large_string(dictionary.type):
+        # Parquet does not check UTF-8: a bad key would fail in to_pylist() below.
+        dictionary = _valid_keys(dictionary, indices, name, first_row, errors)
+    values = dictionary.to_pylist()
+    if indices.null_count:
+        indices = pc.fill_null(indices, len(values))
+        values.append(None)
+    # No nulls among the indices now, so this is zero-copy; a copying to_numpy()
+    # would import pandas, a noticeable part of a CLI run.
+    return indices.to_numpy().astype(np.int64), values
+
+
+def _valid_keys(dictionary, indices, name, first_row: int, errors: str):
+    """The dictionary of a key column, checked to be UTF-8 (or repaired with U+FFFD)."""
+    import pyarrow as pa
+
+    from .files import InputError
+    from .tables import valid_utf8
+
+    try:
+        dictionary.validate(full=True)
+        return dictionary
+    except pa.ArrowInvalid:
+        pass
+    if errors == "replace":
+        return valid_utf8(dictionary, name, 0, "replace")
+    bad = [i for i, value in enumerate(dictionary.cast(pa.large_binary()).to_pylist())
+           if value is not None and not _decodes(value)]
+    codes = np.asarray(indices.fill_null(-1) if indices.null_count else indices)
+    row = int(np.flatnonzero(np.isin(codes, bad))[0]) if bad else 0
+    raise InputError(f"column {name!r}, row {first_row + row}: not valid UTF-8; "
+                     "--encoding-errors replace goes on with U+FFFD")
+
+
+def _decodes(value: bytes) -> bool:
+    try:
+        value.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def factorize(columns, names=None, first_row: int = 0,
+              errors: str = "strict") -> tuple[np.ndarray, list[tuple]]:
     """Codes ``0..k-1`` for the distinct value combinations of some Arrow columns.
 
     Returns the code of every row and the value tuple of every code, codes
-    numbered in order of first appearance.  Nulls are a value of their own.
-    """
-    import pyarrow.compute as pc
+    numbered in order of first appearance.  Nulls are a value of their own
+    (also in a dictionary column read from Parquet).  Two codes may have equal
+    tuples (a dictionary that repeats a value); callers merge them by key.
 
+    ``names`` (one per column), ``first_row`` and ``errors`` ("strict" or
+    "replace") serve the messages and the handling of text that is not UTF-8.
+
+    Raises
+    ------
+    fastbleu.files.InputError
+        For a column whose type cannot be a key (struct, list ...) or a key
+        that is not valid UTF-8 with ``errors="strict"``.
+    """
+    names = list(names) if names is not None else [None] * len(columns)
     n = len(columns[0])
     combined = np.zeros(n, dtype=np.int64)
     combined_size = 1
     per_column = []
-    for column in columns:
-        encoded = pc.dictionary_encode(column, null_encoding="encode")
-        # No nulls among the indices (nulls are encoded), so this is zero-copy; a
-        # copying to_numpy() would import pandas, a noticeable part of a CLI run.
-        indices = encoded.indices.to_numpy().astype(np.int64)
-        size = max(len(encoded.dictionary), 1)
+    for column, name in zip(columns, names):
+        indices, values = _encode(column, name, first_row, errors)
+        size = max(len(values), 1)
         if combined_size * size >= 1 << 62:  # renumber before the product could overflow
             _, combined = np.unique(combined, return_inverse=True)
             combined = combined.ravel().astype(np.int64)
             combined_size = int(combined.max()) + 1 if n else 1
         combined = combined * size + indices
         combined_size *= size
-        per_column.append((encoded.dictionary.to_pylist(), indices))
+        per_column.append((values, indices))
     _, first, inverse = np.unique(combined, return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)

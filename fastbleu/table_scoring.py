@@ -20,7 +20,7 @@ from .groups import GroupSums, _canonical, factorize
 from .output import AtomicFile, check_writable
 from .progress import Progress
 from .statistics import HashBuffer, compute_statistics
-from .tables import open_table
+from .tables import check_batch_size, describe, open_table, same_kind, valid_utf8
 from .text import TextColumn, as_text_column
 from .tokenizers import get_tokenizer
 
@@ -57,6 +57,9 @@ class _Groups:
             position=(0, 0)):
         """Add a batch; ``position`` is ``(partition, row)`` of its first row."""
         known = len(self.info)
+        # A dictionary may hold a tokenizer's name twice: one code per name.
+        first_code = np.array([tokenizers.index(name) for name in tokenizers], dtype=np.int64)
+        tokenizer_of_row = first_code[tokenizer_of_row]
         target = self.sums.add(codes, key_values, stats)
         if len(self.sums.keys) > known:  # new groups: note where each first appears
             first_row = np.full(len(key_values), len(codes), dtype=np.int64)
@@ -64,27 +67,42 @@ class _Groups:
             for code in np.flatnonzero(target >= known):
                 if target[code] == len(self.first):
                     self.first.append((position[0], position[1] + int(first_row[code])))
+        # Each group's reference counts and tokenizers, from one sort of the rows
+        # (a loop over the groups with a mask each cost groups x rows: minutes for
+        # a batch of one document per row).
         group_of_row = target[codes]
-        for g in np.unique(target):
-            members = group_of_row == g
-            used = np.unique(tokenizer_of_row[members])
-            names = sorted({tokenizers[c] for c in used}
-                           | ({self.info[g].tokenizer} if g < len(self.info) else set()))
-            if len(names) > 1:
-                raise InputError(f"group {self.sums.keys[g]} mixes the tokenizers {names}")
-            low, high = int(refs_per_row[members].min()), int(refs_per_row[members].max())
+        order = np.argsort(group_of_row, kind="stable")
+        ordered = group_of_row[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        present = ordered[starts]
+        low = np.minimum.reduceat(refs_per_row[order], starts)
+        high = np.maximum.reduceat(refs_per_row[order], starts)
+        pairs = np.unique(group_of_row * len(tokenizers) + tokenizer_of_row)
+        pair_group, pair_tokenizer = np.divmod(pairs, len(tokenizers))
+        tokenizer_of_group = dict(zip(pair_group.tolist(), pair_tokenizer.tolist()))
+        if pairs.size > present.size:  # some group uses two tokenizers in this batch
+            g = int(pair_group[np.flatnonzero(pair_group[1:] == pair_group[:-1])[0]])
+            names = sorted({tokenizers[t] for t in pair_tokenizer[pair_group == g]})
+            raise InputError(f"group {self.sums.keys[g]} mixes the tokenizers {names}")
+        for g, lo, hi in zip(present.tolist(), low.tolist(), high.tolist()):
+            name = tokenizers[tokenizer_of_group[g]]
             if g == len(self.info):
-                self.info.append(_Group(names[0], low, high))
-            else:
-                self.info[g].min_refs = min(self.info[g].min_refs, low)
-                self.info[g].max_refs = max(self.info[g].max_refs, high)
+                self.info.append(_Group(name, lo, hi))
+                continue
+            info = self.info[g]
+            if info.tokenizer != name:
+                names = sorted({info.tokenizer, name})
+                raise InputError(f"group {self.sums.keys[g]} mixes the tokenizers {names}")
+            info.min_refs = min(info.min_refs, lo)
+            info.max_refs = max(info.max_refs, hi)
         self.rows += len(codes)
 
     def merge(self, other: _Groups) -> _Groups:
         """Add another partial result into this one (exact: int64 sums) and return this one."""
+        _check_key_types(self.key_types, other.key_types, "one partition", "another")
         if not other.sums.keys:
             self.rows += other.rows
-            self.key_types = self.key_types or other.key_types
+            self.key_types = _merged_types(self.key_types, other.key_types)
             return self
         count = len(other.sums.keys)
         # A NaN key is one group only through a shared NaN object (see groups.py),
@@ -105,7 +123,7 @@ class _Groups:
             mine.max_refs = max(mine.max_refs, theirs.max_refs)
             self.first[g] = min(self.first[g], other.first[code])
         self.rows += other.rows
-        self.key_types = self.key_types or other.key_types
+        self.key_types = _merged_types(self.key_types, other.key_types)
         return self
 
     def ordered(self) -> tuple[list[tuple], np.ndarray, list[_Group]]:
@@ -113,6 +131,36 @@ class _Groups:
         order = sorted(range(len(self.first)), key=self.first.__getitem__)
         totals = self.sums.totals()[order] if order else self.sums.totals()
         return ([self.sums.keys[g] for g in order], totals, [self.info[g] for g in order])
+
+
+def _check_key_types(known: dict, found: dict, where_known: str, where_found: str) -> None:
+    """Refuse a key column whose type changed: "0" and 0 would be two groups printed alike."""
+    for name, kind in found.items():
+        if name in known and not same_kind(known[name], kind):
+            raise InputError(f"column {name!r} holds {describe(known[name])} in {where_known} "
+                             f"but {describe(kind)} in {where_found}; every part of a table needs the same column "
+                             "types")
+
+
+def _merged_types(known: dict, found: dict) -> dict:
+    """Key types known so far, a null type (a column of nulls only) taking the other one."""
+    import pyarrow as pa
+
+    merged = dict(found)
+    merged.update({k: v for k, v in known.items() if not pa.types.is_null(v) or k not in found})
+    return merged
+
+
+#: Columns of score_table's result besides the keys: no group column may be named so.
+RESULT_COLUMNS = ("score", "bp", "ratio", "sys_len", "ref_len", "counts", "totals",
+                  "precisions", "signature")
+
+
+def segment_columns(max_ngram_order: int) -> list[str]:
+    """The columns of a ``segments_out`` file besides the keys."""
+    return ["row", "sentence_bleu", "hyp_len", "ref_len"] + \
+        [f"match_{m + 1}" for m in range(max_ngram_order)] + \
+        [f"total_{m + 1}" for m in range(max_ngram_order)]
 
 
 def _names(value, what: str) -> list[str]:
@@ -124,32 +172,6 @@ def _names(value, what: str) -> list[str]:
     if not all(isinstance(name, str) for name in names):
         raise TypeError(f"{what} must be a column name or a list of column names")
     return names
-
-
-def _valid_utf8(column, name: str, first_row: int, errors: str):
-    """The column, checked to be UTF-8 (or repaired with U+FFFD if ``errors="replace"``)."""
-    import pyarrow as pa
-
-    try:
-        column.validate(full=True)
-        return column
-    except pa.ArrowInvalid:
-        pass
-    raw = column.cast(pa.large_binary()).to_pylist()
-    fixed = []
-    for i, value in enumerate(raw):
-        if value is None:
-            fixed.append(None)
-            continue
-        try:
-            fixed.append(value.decode("utf-8"))
-        except UnicodeDecodeError as error:
-            if errors != "replace":
-                raise InputError(f"column {name!r}, row {first_row + i}: not valid UTF-8 "
-                                 f"({error.reason}); --encoding-errors replace goes on with "
-                                 "U+FFFD") from None
-            fixed.append(value.decode("utf-8", "replace"))
-    return pa.array(fixed, type=pa.large_string())
 
 
 def _string_column(batch, name: str, first_row: int, errors: str):
@@ -164,7 +186,7 @@ def _string_column(batch, name: str, first_row: int, errors: str):
         column = column.cast(pa.large_string())
     elif not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
         raise InputError(f"column {name!r} holds {kind}, not strings")
-    return _valid_utf8(column, name, first_row, errors)
+    return valid_utf8(column, name, first_row, errors)
 
 
 def _reference_streams(batch, refs: list[str], first_row: int, errors: str) -> list[TextColumn]:
@@ -216,7 +238,8 @@ def _batch_statistics(batch, hyp, refs, tokenize_column, bleu, first_row, null_a
     if tokenize_column is None:
         tokenizer_of_row, tokenizers = np.zeros(n, dtype=np.int64), [bleu.tokenizer.name]
     else:
-        tokenizer_of_row, values = factorize([batch.column(tokenize_column)])
+        tokenizer_of_row, values = factorize([batch.column(tokenize_column)],
+                                             [tokenize_column], first_row, encoding_errors)
         tokenizers = [value[0] for value in values]
     order = bleu.max_ngram_order
     stats = np.empty((n, 2 + 2 * order), dtype=np.int64)
@@ -259,6 +282,8 @@ class GroupScores:
             kind = self.key_types.get(name, pa.large_string())
             if pa.types.is_dictionary(kind):
                 kind = kind.value_type
+            if pa.types.is_null(kind):  # only null keys in the first rows: infer from all
+                kind = None
             arrays.append(pa.array([values[i] for values in self.key_values], type=kind))
         stats = self.statistics
         arrays += [
@@ -328,8 +353,15 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
     Raises
     ------
     fastbleu.files.InputError
-        For a missing file or column, a null hypothesis, a row without any
-        reference, text that is not UTF-8, or an unwritable ``segments_out``.
+        For a missing, repeated or unreadable file or column, a column whose
+        type differs between the files (or batches, or partitions) of the
+        table, a group column that cannot be a key (struct, list), a null
+        hypothesis, a row without any reference, text that is not UTF-8, or
+        an unwritable ``segments_out``.
+    ValueError
+        For a group column given twice, or named like a column of the result
+        (``score`` ...) or, with ``segments_out``, of that file (``row`` ...),
+        and a ``batch_size`` outside 1 to 2**24.
     """
     return score_groups(source, hyp, refs, group_by, doc, tokenize_column=tokenize_column,
                         segments_out=segments_out, null_as_empty=null_as_empty,
@@ -345,10 +377,14 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     """:func:`score_table`'s work, returning the ``BLEUScore`` of every group."""
     job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
                           encoding_errors, batch_size, bleu_options)
+    if segments_out is not None:
+        job.check_segment_columns()
+
     bleu = job.bleu()
     if segments_out is not None:
         check_writable(segments_out, source)
-    table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys)
+    table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys,
+                       encoding_errors=job.encoding_errors)
 
     meter = Progress(table.total_rows, progress)
     segments = _SegmentWriter(segments_out, job.keys, bleu, source) \
@@ -401,18 +437,34 @@ class TableJob:
         if not refs:
             raise ValueError("refs must name at least one reference column")
         keys = _names(group_by, "group_by") + _names(doc, "doc")
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        if repeated:
+            raise ValueError(f"the column {repeated[0]!r} is given twice as a group or document "
+                             "column; name each once")
+        reserved = [k for k in keys if k in RESULT_COLUMNS]
+        if reserved:
+            raise ValueError(f"a group or document column cannot be named {reserved[0]!r}: "
+                             f"the result has columns {', '.join(RESULT_COLUMNS)}; rename it "
+                             "in the table")
         if tokenize_column is not None and not isinstance(tokenize_column, str):
             raise TypeError("tokenize_column must be a column name")
         if encoding_errors not in ("strict", "replace"):
             raise ValueError(f"encoding_errors must be 'strict' or 'replace', got "
                              f"{encoding_errors!r}")
-        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
-                or batch_size < 1:
-            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        batch_size = check_batch_size(batch_size)
         job = cls(hyp, tuple(refs), tuple(keys), tokenize_column, bool(null_as_empty),
                   encoding_errors, int(batch_size), dict(bleu_options))
         job.bleu()  # check the BLEU options now, not on a worker
         return job
+
+    def check_segment_columns(self) -> None:
+        """Refuse keys named like a column of the ``segments_out`` file (ValueError)."""
+        reserved = segment_columns(self.bleu().max_ngram_order)
+        clash = [k for k in self.keys if k in reserved]
+        if clash:
+            raise ValueError(f"a group or document column cannot be named {clash[0]!r} with "
+                             f"segments_out: the file has columns {', '.join(reserved)}; "
+                             "rename it in the table")
 
     @property
     def columns(self) -> list[str]:
@@ -447,9 +499,12 @@ class TableJob:
             stats, refs_per_row, tokenizer_of_row, tokenizers = self.batch_statistics(
                 batch, bleu, row, buffers)
             if keys:
-                groups.key_types = groups.key_types or {k: batch.schema.field(k).type
-                                                        for k in keys}
-                codes, key_values = factorize([batch.column(k) for k in keys])
+                found = {k: batch.schema.field(k).type for k in keys}
+                _check_key_types(groups.key_types, found, "the rows before",
+                                 f"the rows from {row} on")
+                groups.key_types = _merged_types(groups.key_types, found)
+                codes, key_values = factorize([batch.column(k) for k in keys], keys, row,
+                                              self.encoding_errors)
             else:
                 codes, key_values = np.zeros(batch.num_rows, dtype=np.int64), [()]
             groups.add(codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers,

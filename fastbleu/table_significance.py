@@ -34,8 +34,8 @@ from .files import InputError
 from .groups import factorize
 from .progress import Progress
 from .statistics import HashBuffer
-from .table_scoring import _batch_statistics, _names
-from .tables import open_table
+from .table_scoring import _batch_statistics, _check_key_types, _merged_types, _names
+from .tables import check_batch_size, open_table
 
 
 @dataclass
@@ -49,9 +49,10 @@ class PairedTable:
     signatures: list             # per group: BLEUSignature
 
 
-def _global_codes(column, ids: dict, values: list) -> np.ndarray:
+def _global_codes(column, name: str, first_row: int, errors: str, ids: dict,
+                  values: list) -> np.ndarray:
     """Codes of a column's values, numbered across batches in order of first appearance."""
-    codes, keys = factorize([column])
+    codes, keys = factorize([column], [name], first_row, errors)
     mapping = np.empty(len(keys), dtype=np.int64)
     for local, key in enumerate(keys):
         value = key[0]
@@ -111,17 +112,24 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
     _, seed_label = significance.resolve_seed(seed)
     refs = _names(refs, "refs")
     keys = _names(group_by, "group_by")
+    batch_size = check_batch_size(batch_size)
+    if not isinstance(system, str) or not (segment is None or isinstance(segment, str)):
+        raise TypeError("system and segment must be column names")
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError(f"the column {repeated[0]!r} is given twice in group_by; name each once")
     if system in keys or system == segment:
         raise ValueError(f"the system column {system!r} cannot also be a group or segment "
                          "column")
     bleu = BLEU(**bleu_options)
     columns = [hyp, *refs, system, *keys] + ([segment] if segment else [])
     table = open_table(source, list(dict.fromkeys(columns)), batch_size,
-                       dictionary_columns=keys + [system])
+                       dictionary_columns=keys + [system], encoding_errors=encoding_errors)
 
     group_ids, group_values = {}, []
     system_ids, system_values = {}, []
     segment_ids, segment_values = {}, []
+    key_types: dict = {}
     parts = {"stats": [], "group": [], "system": [], "segment": [], "refs": []}
     buffers = (HashBuffer(), HashBuffer())
     meter = Progress(table.total_rows, progress)
@@ -134,8 +142,14 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
                 batch, hyp, refs, None, bleu, rows_done, null_as_empty, encoding_errors, buffers)
             parts["stats"].append(stats)
             parts["refs"].append(refs_per_row)
+            # A system "0" in one file and 0 in another would be two systems printed alike.
+            found = {k: batch.schema.field(k).type for k in [*keys, system]
+                     + ([segment] if segment else [])}
+            _check_key_types(key_types, found, "the rows before", f"the rows from {rows_done} on")
+            key_types = _merged_types(key_types, found)
             if keys:
-                codes, values = factorize([batch.column(k) for k in keys])
+                codes, values = factorize([batch.column(k) for k in keys], keys, rows_done,
+                                          encoding_errors)
                 mapping = np.empty(len(values), dtype=np.int64)
                 for local, value in enumerate(values):
                     mapping[local] = group_ids.setdefault(value, len(group_ids))
@@ -144,10 +158,11 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
                 parts["group"].append(mapping[codes])
             else:
                 parts["group"].append(np.zeros(batch.num_rows, dtype=np.int64))
-            parts["system"].append(_global_codes(batch.column(system), system_ids,
-                                                 system_values))
+            parts["system"].append(_global_codes(batch.column(system), system, rows_done,
+                                                 encoding_errors, system_ids, system_values))
             if segment:
-                parts["segment"].append(_global_codes(batch.column(segment), segment_ids,
+                parts["segment"].append(_global_codes(batch.column(segment), segment, rows_done,
+                                                      encoding_errors, segment_ids,
                                                       segment_values))
             rows_done += batch.num_rows
             meter.update(batch.num_rows)

@@ -12,6 +12,7 @@ read.
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -93,81 +94,308 @@ def _expand(path: str) -> list[str]:
 def _check_columns(name: str, available: list[str], wanted: list[str]) -> None:
     missing = [column for column in wanted if column not in available]
     if missing:
-        listed = ", ".join(repr(c) for c in available) or "none"
+        listed = ", ".join(repr(c) for c in dict.fromkeys(available)) or "none"
         raise InputError(f"{name}: no column {', '.join(repr(c) for c in missing)}; "
                          f"the columns are {listed}")
+    repeated = [column for column in wanted if available.count(column) > 1]
+    if repeated:
+        raise InputError(f"{name}: {available.count(repeated[0])} columns are named "
+                         f"{repeated[0]!r}; rename them so that each name is used once")
+
+
+#: Rows per batch at most: Arrow's CSV block size is an int32, and a batch of
+#: more rows than this would not fit in memory anyway.
+MAX_BATCH_SIZE = 1 << 24
+
+
+def check_batch_size(batch_size) -> int:
+    """``batch_size`` as an int, or a ValueError saying which values are allowed."""
+    import numpy as np
+
+    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) \
+            or not 1 <= batch_size <= MAX_BATCH_SIZE:
+        raise ValueError(f"batch_size must be an int from 1 to {MAX_BATCH_SIZE:,}, got "
+                         f"{batch_size!r}")
+    return int(batch_size)
+
+
+def _kind(kind):
+    """A column type up to how it is stored: dictionary or not, 32- or 64-bit offsets."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        return pa.large_string()
+    if pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind):
+        return pa.large_binary()
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_list_view(kind) \
+            or pa.types.is_large_list_view(kind):
+        return pa.large_list(_kind(kind.value_type))
+    return kind
+
+
+def describe(kind) -> str:
+    """A column type as a message shows it: ``string`` for every kind of text column."""
+    import pyarrow as pa
+
+    kind = _kind(kind)
+    return "string" if kind == pa.large_string() else str(kind)
+
+
+def same_kind(a, b) -> bool:
+    """Whether two column types hold the same values (a null column fits any type)."""
+    import pyarrow as pa
+
+    return pa.types.is_null(a) or pa.types.is_null(b) or _kind(a) == _kind(b)
+
+
+def check_same_types(columns: list[str], schemas) -> None:
+    """Refuse sources (``(name, schema)`` pairs) whose columns differ in type.
+
+    Group keys are compared as values: the text ``"0"`` of one file and the
+    number ``0`` of another would be two groups printed alike.
+    """
+    import pyarrow as pa
+
+    first: dict = {}
+    for name, schema in schemas:
+        for column in columns:
+            if column not in schema.names:
+                continue
+            kind = schema.field(column).type
+            if column not in first or pa.types.is_null(first[column][1]):
+                first[column] = (name, kind)
+            elif not same_kind(first[column][1], kind):
+                other, before = first[column]
+                raise InputError(f"column {column!r} holds {describe(before)} in {other} but "
+                                 f"{describe(kind)} in {name}; every part of a table needs the "
+                                 "same column types")
+
+
+def valid_utf8(column, name: str, first_row: int, errors: str):
+    """A text column checked to be UTF-8 (or repaired with U+FFFD if ``errors="replace"``).
+
+    Binary columns are accepted and returned as ``large_string``.  A bad
+    value with ``errors="strict"`` is an InputError naming the column and row.
+    """
+    import pyarrow as pa
+
+    if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
+        try:
+            return column.cast(pa.large_string())  # checks UTF-8, copies nothing
+        except pa.ArrowInvalid:
+            pass
+    else:
+        try:
+            column.validate(full=True)
+            return column
+        except pa.ArrowInvalid:
+            pass
+    raw = column.cast(pa.large_binary()).to_pylist()
+    fixed = []
+    for i, value in enumerate(raw):
+        if value is None:
+            fixed.append(None)
+            continue
+        try:
+            fixed.append(value.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            if errors != "replace":
+                raise InputError(f"column {name!r}, row {first_row + i}: not valid UTF-8 "
+                                 f"({error.reason}); --encoding-errors replace goes on with "
+                                 "U+FFFD") from None
+            fixed.append(value.decode("utf-8", "replace"))
+    return pa.array(fixed, type=pa.large_string())
+
+
+def _open_parquet(path: str, wanted: list[str], dictionary_columns=()):
+    """A ``ParquetFile`` whose columns were checked, reading the group keys as dictionaries."""
+    import pyarrow.parquet as pq
+
+    try:
+        parquet = pq.ParquetFile(path, pre_buffer=False)
+        names = parquet.schema_arrow.names
+    except Exception as error:  # pyarrow raises several types for a bad file
+        raise InputError(f"{path}: not a Parquet file ({error})") from None
+    # Check before read_dictionary: pyarrow takes a name it does not know for
+    # a bad file (KeyError), which read as "not a Parquet file (b'nosuch')".
+    _check_columns(path, names, wanted)
+    if not dictionary_columns:
+        return parquet
+    try:
+        # Group columns come as dictionaries: Parquet stores them so, and
+        # grouping then works on small integer codes.  pre_buffer=False:
+        # pre-buffering keeps every column chunk it read ahead, so memory
+        # grew with the file (1 GB for 10M rows) instead of the batch.
+        return pq.ParquetFile(path, metadata=parquet.metadata, pre_buffer=False,
+                              read_dictionary=list(dictionary_columns))
+    except Exception as error:  # pyarrow raises several types for a bad file
+        raise InputError(f"{path}: not a Parquet file ({error})") from None
+
+
+def _parquet_batches(path: str, parquet, **options) -> Iterator:
+    """``iter_batches``, with a damaged page reported as an InputError naming the file."""
+    import pyarrow as pa
+
+    try:
+        yield from parquet.iter_batches(**options)
+    except (OSError, pa.ArrowException, ValueError, EOFError) as error:
+        raise InputError(f"{path}: damaged Parquet data ({str(error).splitlines()[0]})") \
+            from None
 
 
 def _parquet(paths: list[str], name: str, wanted: list[str], batch_size: int,
              dictionary_columns: list[str] = ()) -> TableSource:
-    import pyarrow.parquet as pq
-
-    files = []
-    for path in paths:
-        try:
-            # Group columns come as dictionaries: Parquet stores them so, and
-            # grouping then works on small integer codes.  pre_buffer=False:
-            # pre-buffering keeps every column chunk it read ahead, so memory
-            # grew with the file (1 GB for 10M rows) instead of the batch.
-            files.append(pq.ParquetFile(path, read_dictionary=list(dictionary_columns),
-                                        pre_buffer=False))
-        except Exception as error:  # pyarrow raises several types for a bad file
-            raise InputError(f"{path}: not a Parquet file ({error})") from None
-    for path, parquet in zip(paths, files):
-        _check_columns(path, parquet.schema_arrow.names, wanted)
+    files = [_open_parquet(path, wanted, dictionary_columns) for path in paths]
+    check_same_types(wanted, [(path, parquet.schema_arrow) for path, parquet in zip(paths, files)])
     total = sum(parquet.metadata.num_rows for parquet in files)
 
     def batches():
-        for parquet in files:
-            yield from parquet.iter_batches(batch_size=batch_size, columns=wanted)
+        for path, parquet in zip(paths, files):
+            yield from _parquet_batches(path, parquet, batch_size=batch_size, columns=wanted)
 
     return TableSource(name, wanted, total, batches)
 
 
-def _csv(path: str, wanted: list[str], batch_size: int) -> TableSource:
+def _block_size(batch_size: int) -> int:
+    # An int32 in pyarrow; 256 bytes a row is a long WMT segment pair.
+    return min(max(1 << 20, batch_size * 256), 1 << 28)
+
+
+def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") -> TableSource:
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     delimiter = "\t" if ".tsv" in path.lower() else ","
-    # Every column as text: ids such as "007" stay as written.
-    def reader():
-        read = pacsv.ReadOptions(block_size=max(1 << 20, batch_size * 256))
-        parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True)
-        try:
-            header = pacsv.open_csv(path, read_options=read, parse_options=parse)
-        except (pa.ArrowInvalid, OSError) as error:
-            raise InputError(f"{path}: cannot be read as {'TSV' if delimiter == chr(9) else 'CSV'}"
-                             f" ({error})") from None
-        return header, read, parse
-
-    header, read, parse = reader()
+    kind = "TSV" if delimiter == "\t" else "CSV"
+    read = pacsv.ReadOptions(block_size=_block_size(batch_size))
+    parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True)
+    try:
+        header = pacsv.open_csv(path, read_options=read, parse_options=parse)
+    except (pa.ArrowInvalid, OSError) as error:
+        raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
     names = header.schema.names
     _check_columns(path, names, wanted)
+    # Every column as bytes, checked to be UTF-8 below, where a bad row can be
+    # named (the reader's own check names neither the row nor the value) and
+    # --encoding-errors replace can repair it.  Text, not types: ids such as
+    # "007" stay as written.
     convert = pacsv.ConvertOptions(include_columns=wanted,
-                                   column_types={c: pa.large_string() for c in names},
+                                   column_types={c: pa.large_binary() for c in names},
                                    strings_can_be_null=False)
 
     def batches():
+        row = 0
         try:
             stream = pacsv.open_csv(path, read_options=read, parse_options=parse,
                                     convert_options=convert)
             for batch in stream:
-                yield batch
-        except pa.ArrowInvalid as error:
-            raise InputError(f"{path}: {error}") from None
+                try:
+                    columns = [valid_utf8(batch.column(c), c, row, errors) for c in wanted]
+                except InputError as error:
+                    raise InputError(f"{path}: {error}") from None
+                yield pa.RecordBatch.from_arrays(columns, names=wanted)
+                row += batch.num_rows
+        except (pa.ArrowInvalid, OSError) as error:
+            raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
 
     return TableSource(path, wanted, None, batches)
 
 
-def _json_lines(path: str, wanted: list[str]) -> TableSource:
+def _json_blocks(path: str, block_size: int) -> Iterator[tuple[int, bytes]]:
+    """Blocks of whole lines of a file (``.gz`` decompressed), with each one's first line number."""
+    import gzip
+
+    opener = gzip.open if path.lower().endswith(".gz") else open
+    line = 0
+    rest = b""
+    try:
+        with opener(path, "rb") as handle:
+            while True:
+                chunk = handle.read(block_size)
+                if not chunk:
+                    break
+                data = rest + chunk
+                end = data.rfind(b"\n") + 1
+                if end == 0:  # a line longer than the block: read on
+                    rest = data
+                    continue
+                block, rest = data[:end], data[end:]
+                yield line, block
+                line += block.count(b"\n")
+    except (OSError, EOFError) as error:
+        raise InputError(f"{path}: cannot be read ({error})") from None
+    if rest.strip():
+        yield line, rest + b"\n"
+
+
+def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
+                errors: str = "strict") -> TableSource:
+    """JSON Lines read block by block: memory follows the block, not the file.
+
+    pyarrow infers each block's types; the types the first blocks found are
+    then imposed on the next ones, so a column that is null at first and text
+    later is read as text, and a column whose values change type is refused.
+    """
     import pyarrow as pa
     import pyarrow.json as pajson
 
-    try:
-        table = pajson.read_json(path)
-    except (pa.ArrowInvalid, OSError) as error:
-        raise InputError(f"{path}: cannot be read as JSON Lines ({error})") from None
-    return _in_memory(table, path, wanted)
+    block_size = _block_size(batch_size)
+
+    def parse(first_line: int, block: bytes, known: dict):
+        if errors == "replace":
+            block = block.decode("utf-8", "replace").encode("utf-8")
+        else:
+            try:
+                block.decode("utf-8")
+            except UnicodeDecodeError as error:
+                line = first_line + block.count(b"\n", 0, error.start) + 1
+                raise InputError(f"{path}: line {line} is not valid UTF-8 ({error.reason}); "
+                                 "--encoding-errors replace goes on with U+FFFD") from None
+        # Once every wanted column has a type, the other fields are skipped: less to
+        # keep, and their values cannot fail the block.
+        options = pajson.ParseOptions(
+            explicit_schema=pa.schema(list(known.items())) if known else None,
+            unexpected_field_behavior="ignore" if len(known) == len(wanted) else "infer")
+        try:
+            return pajson.read_json(pa.BufferReader(block),
+                                    read_options=pajson.ReadOptions(block_size=len(block) + 1),
+                                    parse_options=options)
+        except pa.ArrowInvalid as error:
+            message = str(error).splitlines()[0]
+            last = first_line + block.count(b"\n")
+            raise InputError(f"{path}: cannot be read as JSON Lines (lines {first_line + 1} to "
+                             f"{last}: {message})") from None
+
+    blocks = _json_blocks(path, block_size)
+    first = next(blocks, None)
+    if first is None:
+        raise InputError(f"{path}: empty JSON Lines file; no column {wanted[0]!r}")
+    known: dict = {}
+    head = [parse(*first, known)]
+    _check_columns(path, head[0].column_names, wanted)
+
+    def batches():
+        # The first block was read to check the columns; a second pass reads it again.
+        parsed = iter(list(head)) if head else (parse(*item, known)
+                                                for item in _json_blocks(path, block_size))
+        remaining = blocks if head else iter(())
+        head.clear()
+        for table in itertools.chain(parsed, (parse(*item, known) for item in remaining)):
+            columns = []
+            for column in wanted:
+                if column in table.column_names:
+                    columns.append(table.column(column))
+                else:  # no value in this block
+                    columns.append(pa.nulls(table.num_rows, known.get(column, pa.null())))
+                kind = columns[-1].type
+                if column not in known and not pa.types.is_null(kind):
+                    known[column] = kind  # imposed on the next blocks
+            table = pa.Table.from_arrays(columns, names=wanted)
+            yield from table.to_batches(max_chunksize=batch_size)
+
+    return TableSource(path, wanted, None, batches)
 
 
 def _in_memory(table, name: str, wanted: list[str], batch_size: int = 1 << 16) -> TableSource:
@@ -177,8 +405,33 @@ def _in_memory(table, name: str, wanted: list[str], batch_size: int = 1 << 16) -
                        lambda: iter(table.to_batches(max_chunksize=batch_size)))
 
 
+def _from_pandas(frame, wanted: list[str]):
+    """The wanted columns of a pandas DataFrame as a pyarrow.Table."""
+    import pyarrow as pa
+
+    _check_columns("DataFrame", list(frame.columns), wanted)
+    try:
+        return pa.Table.from_pandas(frame[wanted], preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
+        # An object column holding text in some rows and numbers in others.
+        details = error.args[1] if len(error.args) > 1 else ""
+        raise InputError(f"DataFrame: {str(error.args[0]).rstrip('.')} ({details or error}); "
+                         "a column must hold values of one type") from None
+
+
+def _checked(sources, wanted: list[str]) -> Iterator:
+    """The batches of several sources, refused when a column changes type between them."""
+    schemas = []
+    for source in sources:
+        for batch in source.batches(read_ahead=False):
+            if not schemas or schemas[-1][0] != source.name:
+                schemas.append((source.name, batch.schema))
+                check_same_types(wanted, schemas)
+            yield batch
+
+
 def open_table(source, columns: list[str], batch_size: int = 1 << 16,
-               dictionary_columns: list[str] = ()) -> TableSource:
+               dictionary_columns: list[str] = (), encoding_errors: str = "strict") -> TableSource:
     """Open a table for streaming the given columns.
 
     Parameters
@@ -191,27 +444,31 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
         The columns to read; a missing one is an error that lists those
         that exist.
     batch_size : int
-        Rows per record batch.
+        Rows per record batch (CSV and JSON Lines come in blocks of about
+        256 bytes a row instead).
     dictionary_columns : list of str
         Columns to read dictionary-encoded from Parquet (group keys).
+    encoding_errors : {"strict", "replace"}
+        Text of CSV and JSON Lines files that is not UTF-8: an error naming
+        the row and column, or repaired with U+FFFD.
 
     Raises
     ------
     fastbleu.files.InputError
         For a missing or unreadable file, a file that is not of its format,
-        or a missing column.
+        a missing or repeated column, or a column whose type differs between
+        the files of a table.
     """
     wanted = list(dict.fromkeys(columns))
+    batch_size = check_batch_size(batch_size)
     module = type(source).__module__.split(".")[0]
     if module == "pyarrow" and hasattr(source, "to_batches"):
         return _in_memory(source, "table", wanted, batch_size)
     if module == "pandas":
-        import pyarrow as pa
-
-        return _in_memory(pa.Table.from_pandas(source, preserve_index=False), "DataFrame",
-                          wanted, batch_size)
+        return _in_memory(_from_pandas(source, wanted), "DataFrame", wanted, batch_size)
     if module == "polars":
-        return _in_memory(source.to_arrow(), "DataFrame", wanted, batch_size)
+        _check_columns("DataFrame", list(source.columns), wanted)
+        return _in_memory(source.select(wanted).to_arrow(), "DataFrame", wanted, batch_size)
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("source must be a path, a glob, a pyarrow.Table or a pandas/polars "
                         f"DataFrame, got {type(source).__name__}")
@@ -221,18 +478,15 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
     if all(p.endswith(PARQUET_SUFFIXES) for p in lower) or os.path.isdir(path):
         return _parquet(paths, path, wanted, batch_size, dictionary_columns)
     if len(paths) == 1 and lower[0].endswith(CSV_SUFFIXES):
-        return _csv(paths[0], wanted, batch_size)
+        return _csv(paths[0], wanted, batch_size, encoding_errors)
     if len(paths) == 1 and lower[0].endswith(JSON_SUFFIXES):
-        return _json_lines(paths[0], wanted)
+        return _json_lines(paths[0], wanted, batch_size, encoding_errors)
     if len(paths) > 1:
-        sources = [open_table(p, wanted, batch_size, dictionary_columns) for p in paths]
+        sources = [open_table(p, wanted, batch_size, dictionary_columns, encoding_errors)
+                   for p in paths]
         totals = [s.total_rows for s in sources]
-
-        def batches():
-            for s in sources:
-                yield from s.batches(read_ahead=False)
-
-        return TableSource(path, wanted, None if None in totals else sum(totals), batches)
+        return TableSource(path, wanted, None if None in totals else sum(totals),
+                           lambda: _checked(sources, wanted))
     # Unknown suffix: Parquet is the one format that says what it is.
     return _parquet(paths, path, wanted, batch_size, dictionary_columns)
 
@@ -261,16 +515,9 @@ class ParquetPiece:
     def batches(self, columns: list[str], batch_size: int,
                 dictionary_columns: list[str] = ()) -> Iterator:
         """Record batches of the piece, read as :func:`open_table` reads Parquet."""
-        import pyarrow.parquet as pq
-
-        try:
-            parquet = pq.ParquetFile(self.path, read_dictionary=list(dictionary_columns),
-                                     pre_buffer=False)
-        except Exception as error:  # pyarrow raises several types for a bad file
-            raise InputError(f"{self.path}: not a Parquet file ({error})") from None
-        _check_columns(self.path, parquet.schema_arrow.names, columns)
-        return parquet.iter_batches(batch_size=batch_size, row_groups=list(self.row_groups),
-                                    columns=list(columns))
+        parquet = _open_parquet(self.path, list(columns), dictionary_columns)
+        return _parquet_batches(self.path, parquet, batch_size=batch_size,
+                                row_groups=list(self.row_groups), columns=list(columns))
 
 
 def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) -> list[ParquetPiece]:
@@ -278,16 +525,15 @@ def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) ->
 
     Every file is at least one piece; a file with many row groups is cut
     into pieces of about ``rows_per_piece`` rows.  The files' footers are
-    read here, so a missing column is found before any work.
+    read here, so a missing column, or a column whose type differs between
+    files, is found before any work.
 
     Raises
     ------
     fastbleu.files.InputError
-        For a missing or unreadable file, a file that is not Parquet, or a
-        missing column.
+        For a missing or unreadable file, a file that is not Parquet, a
+        missing or repeated column, or a column of different types.
     """
-    import pyarrow.parquet as pq
-
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"source must be a path or glob, got {type(source).__name__}")
     path = os.fspath(source)
@@ -298,13 +544,11 @@ def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) ->
     pieces = []
     row = 0
     wanted = list(dict.fromkeys(columns))
+    schemas = []
     for file in paths:
-        try:
-            parquet = pq.ParquetFile(file)
-            metadata, names = parquet.metadata, parquet.schema_arrow.names
-        except Exception as error:  # pyarrow raises several types for a bad file
-            raise InputError(f"{file}: not a Parquet file ({error})") from None
-        _check_columns(file, names, wanted)
+        parquet = _open_parquet(file, wanted)
+        metadata = parquet.metadata
+        schemas.append((file, parquet.schema_arrow))
         groups, size = [], 0
         for g in range(metadata.num_row_groups):
             rows = metadata.row_group(g).num_rows
@@ -316,4 +560,5 @@ def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) ->
             size += rows
         pieces.append(ParquetPiece(file, tuple(groups), row, size))
         row += size
+    check_same_types(wanted, schemas)
     return pieces

@@ -108,7 +108,8 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
             stats = job.batch_statistics(batch, bleu, row, _buffers())[0]
             parts.append(stats)
             if grouped:
-                batch_codes, batch_keys = factorize([batch.column(k) for k in job.keys])
+                batch_codes, batch_keys = factorize([batch.column(k) for k in job.keys],
+                                                    list(job.keys), row, job.encoding_errors)
                 local = np.array([seen.setdefault(key, len(seen)) for key in batch_keys],
                                  dtype=np.int64)
                 codes.append(local[batch_codes])

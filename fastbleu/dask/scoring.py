@@ -80,6 +80,8 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     require()
     job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
                           encoding_errors, batch_size, bleu_options)
+    if segments_out is not None:
+        job.check_segment_columns()
     bleu = job.bleu()
     if segments_out is not None:  # before reading any footer: never an input, never a file
         check_directory(segments_out, source)
