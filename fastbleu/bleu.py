@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from ._kernels.counting import MAX_AVERAGED_REFERENCES
 from ._limits import MAX_NGRAM_ORDER_LIMIT
-from .score import (REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, BLEUSignature,
-                    score_from_statistics, scores_from_statistics, validate_smoothing)
+from .score import (REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, BLEUSignature, _score_row,
+                    _score_rows, score_from_statistics, validate_smoothing)
 from .statistics import (References, check_references, compute_statistics, iter_statistics,
                          reference_presence)
 from .text import TextColumn, as_text_column
@@ -230,17 +230,17 @@ class BLEU:
 
     # -- scores ------------------------------------------------------------------------
 
+    # _score and _scores take statistics fastbleu computed (or validated) itself; the public
+    # entry points that take a caller's statistics validate them first.
     def _score(self, stats) -> BLEUScore:
-        return score_from_statistics(stats, self.max_ngram_order, self.smooth_method,
-                                     self.smooth_value, self.effective_order, self.weights,
-                                     self.ref_length)
+        return _score_row(stats, self.max_ngram_order, self.smooth_method, self.smooth_value,
+                          self.effective_order, self.weights, self.ref_length)
 
     def _scores(self, stats, effective_order: bool | None = None) -> np.ndarray:
         if effective_order is None:
             effective_order = self.effective_order
-        return scores_from_statistics(stats, self.max_ngram_order, self.smooth_method,
-                                      self.smooth_value, effective_order, self.weights,
-                                      self.ref_length)
+        return _score_rows(stats, self.max_ngram_order, self.smooth_method, self.smooth_value,
+                           effective_order, self.weights, self.ref_length)
 
     def _signature(self, num_refs: int, tokenizer_signature: str) -> BLEUSignature:
         return BLEUSignature(num_refs, self.lowercase, self.effective_order, tokenizer_signature,

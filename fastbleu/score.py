@@ -289,10 +289,24 @@ def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
     :mod:`fastbleu._kernels.formula`).  ``weights`` and ``ref_length``
     (``"shortest"``/``"average"``) are the options beyond sacrebleu; with
     ``"average"`` the row's reference length is scaled as the kernel wrote it.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``stats`` cannot be a row of statistics (:func:`validate_statistics`).
     """
+    return _score_row(validate_statistics(stats, max_order, ndim=(1,)), max_order,
+                      smooth_method, smooth_value, effective_order, weights, ref_length)
+
+
+def _score_row(row: np.ndarray, max_order: int, smooth_method: str = "none",
+               smooth_value=None, effective_order: bool = False, weights=None,
+               ref_length: str = "closest") -> BLEUScore:
+    """:func:`score_from_statistics` of a row fastbleu computed itself (not validated again:
+    the per-group and per-segment loops call it many times)."""
     smooth_value, value, weight_array, ref_scale = _formula_arguments(
         smooth_method, smooth_value, weights, ref_length)
-    row = validate_statistics(stats, max_order, ndim=(1,))
+    row = np.ascontiguousarray(row, dtype=np.int64)
     precisions = np.empty(max_order, dtype=np.float64)
     score, bp = bleu_from_row(row, max_order, _SMOOTH_CODES[smooth_method], value,
                               bool(effective_order), _COMPENSATED_SUM, precisions, weight_array,
@@ -315,10 +329,24 @@ def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
 def scores_from_statistics(stats: np.ndarray, max_order: int, smooth_method: str = "none",
                            smooth_value=None, effective_order: bool = False, weights=None,
                            ref_length: str = "closest") -> np.ndarray:
-    """Sentence BLEU of every row of a statistics array, as float64."""
+    """Sentence BLEU of every row of a statistics array, as float64.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``stats`` cannot be statistics (:func:`validate_statistics`).
+    """
+    return _score_rows(validate_statistics(stats, max_order, ndim=(2,)), max_order,
+                       smooth_method, smooth_value, effective_order, weights, ref_length)
+
+
+def _score_rows(stats: np.ndarray, max_order: int, smooth_method: str = "none",
+                smooth_value=None, effective_order: bool = False, weights=None,
+                ref_length: str = "closest") -> np.ndarray:
+    """:func:`scores_from_statistics` of rows fastbleu computed itself (not validated again)."""
     _, value, weight_array, ref_scale = _formula_arguments(
         smooth_method, smooth_value, weights, ref_length)
-    stats = validate_statistics(stats, max_order, ndim=(2,))
+    stats = np.ascontiguousarray(stats, dtype=np.int64)
     out = np.empty(stats.shape[0], dtype=np.float64)
     if stats.shape[0]:
         bleu_per_row(stats, max_order, _SMOOTH_CODES[smooth_method], value,
