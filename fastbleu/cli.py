@@ -511,6 +511,11 @@ def _write_output(output: str) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 141
+    except UnicodeEncodeError as error:
+        _silence_stdout()
+        _say(f"fastbleu: error: standard output's encoding ({error.encoding}) cannot hold the "
+             f"result ({error.reason}); set PYTHONIOENCODING=utf-8")
+        return 2
     except (OSError, ValueError) as error:
         _silence_stdout()
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error

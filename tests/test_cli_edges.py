@@ -219,6 +219,25 @@ def test_error_with_closed_stderr_never_goes_to_stdout(tmp_path):
         assert result.stdout == b""
 
 
+def test_warning_with_closed_stderr_never_goes_to_stdout(tmp_path):
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    result = _shell('exec "$@" 2>&-', empty, "-i", empty, "-b")
+    assert result.returncode == 0 and result.stdout == b"0.0\n"
+
+
+def test_output_the_terminal_encoding_cannot_hold(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"hyp": ["a b c d e"], "ref": ["a b c d e"], "g": ["日本"]}), path)
+    result = _run([path, "--group-by", "g", "-f", "text"],
+                  env={**_env(), "PYTHONIOENCODING": "ascii"})
+    assert "PYTHONIOENCODING=utf-8" in _one_error(result)
+    assert result.stdout == b""
+
+
 def test_unreadable_stdin(tmp_path):
     closed = _shell('exec "$@" <&-', REF)
     assert "standard input" in _one_error(closed)
