@@ -198,3 +198,16 @@ def test_universal_newlines_come_after_decoding():
     assert decoded == lines
     assert len(column_from_bytes(b"a\rb\r\nc", "x", universal_newlines=True)) == 3
     assert len(column_from_bytes(b"a\rb\r\nc", "x")) == 2  # files: split at \n only
+
+
+def test_paired_group_reports_with_nan_keys_are_json():
+    from fastbleu.significance import Result
+    from fastbleu.significance_report import paired_groups
+
+    text = paired_groups(["g"], [(float("nan"),), (np.float64("-inf"),)],
+                         [["base", "sys"], ["base", float("nan")]],
+                         [[Result(30.0, None, 30.1, 1.0), Result(31.0, 0.2, 31.1, 1.1)]] * 2,
+                         ["sig", "sig"], "json", 1, "bs", 10)
+    records = json.loads(text, parse_constant=lambda name: pytest.fail(name))
+    assert [r["g"] for r in records] == ["NaN", "NaN", "-Infinity", "-Infinity"]
+    assert records[-1]["system"] == "NaN"

@@ -113,6 +113,20 @@ def test_stdin_in_other_encodings_equals_sacrebleu(tmp_path, encoding, codec, li
     assert ours < 100.0
 
 
+def test_several_systems_on_stdin_in_utf16(tmp_path):
+    """Tab-separated systems on standard input go through the same decoding."""
+    refs = _WIDE * 2
+    ref_file = tmp_path / "ref.txt"
+    ref_file.write_bytes(("\n".join(refs) + "\n").encode("utf-16"))
+    stdin = "\r\n".join(f"{r}\t{r.replace('a', 'o')}" for r in refs).encode("utf-16")
+    flags = [ref_file, "-e", "utf-16", "-w", "4"]
+    ours = json.loads(_run(flags, stdin=stdin).stdout)
+    theirs = json.loads(subprocess.run(SACREBLEU + [str(f) for f in flags], input=stdin,
+                                       capture_output=True).stdout)
+    assert [s["BLEU"] for s in ours] == [s["BLEU"] for s in theirs]
+    assert ours[0]["BLEU"] == "100.0000" and ours[1]["BLEU"] != "100.0000"
+
+
 # -- §3: --hyp-column at its default value still selects table mode ------------------------
 
 def test_explicit_default_hyp_column_selects_table_mode(tmp_path):
