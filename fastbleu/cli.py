@@ -207,8 +207,6 @@ def _read_text_inputs(args):
         if len(args.refs) != 1:
             raise InputError("-nr/--num-refs takes a single, tab-separated reference file")
         refs = split_fields(read(args.refs[0]), args.refs[0], args.num_refs)
-    elif args.num_refs < 1:
-        raise InputError("-nr/--num-refs must be at least 1")
     else:
         refs = [read(path) for path in args.refs]
     if args.input is None:
@@ -439,6 +437,7 @@ def _table_paired(args) -> str:
 
 def run(args) -> str:
     """Score as ``args`` say; return what to print."""
+    _check_numbers(args)
     table_options = any([args.group_by, args.doc_column, args.segments_out, args.ref_column,
                          args.tokenize_column, args.hyp_column is not None,
                          args.system_column, args.segment_column, args.baseline,
@@ -539,7 +538,6 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(format="fastbleu: warning: %(message)s",
                         level=logging.ERROR if args.quiet else logging.WARNING)
     try:
-        _check_numbers(args)
         output = run(args)
     except InputError as error:
         if args.debug:
