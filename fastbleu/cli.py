@@ -438,6 +438,13 @@ def _table_paired(args) -> str:
 def run(args) -> str:
     """Score as ``args`` say; return what to print."""
     _check_numbers(args)
+    if args.spm_model is not None and args.tokenize_column is None:
+        from .tokenizers import SPM_TOKENIZERS
+
+        if (args.tokenize or "13a") not in SPM_TOKENIZERS:
+            raise InputError(f"--spm-model is a sentencepiece model for -tok "
+                             f"{', '.join(SPM_TOKENIZERS)}; -tok {args.tokenize or '13a'} "
+                             "would ignore it")
     table_options = any([args.group_by, args.doc_column, args.segments_out, args.ref_column,
                          args.tokenize_column, args.hyp_column is not None,
                          args.system_column, args.segment_column, args.baseline,

@@ -315,6 +315,13 @@ def test_spm_model_is_named_in_the_signature(tmp_path):
     assert "tok:spm-my_model.model|" in record["signature"]
 
 
+@pytest.mark.parametrize("tokenize", [[], ["-tok", "char"]])
+def test_spm_model_with_another_tokenizer_is_refused(tmp_path, tokenize):
+    """It used to be ignored silently: the score was 13a's."""
+    line = _one_error(_run([REF, "-i", HYP, "--spm-model", tmp_path / "m.model"] + tokenize))
+    assert "--spm-model" in line and "flores200" in line
+
+
 @pytest.mark.parametrize("where", ["ref", "hyp", "stdin"])
 def test_parquet_given_as_text_says_it_is_a_table(tmp_path, where):
     import pyarrow as pa
