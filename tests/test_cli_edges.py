@@ -69,6 +69,15 @@ def test_missing_kernel_module_is_a_broken_installation(tmp_path):
     assert debug.returncode != 0 and b"Traceback" in debug.stderr
 
 
+def test_missing_cli_module_is_a_broken_installation(tmp_path):
+    """The command line's own imports (python -m fastbleu) fail the same way."""
+    shutil.copytree(ROOT / "fastbleu", tmp_path / "fastbleu",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
+    (tmp_path / "fastbleu" / "files.py").unlink()
+    line = _one_error(_run([REF, "-i", HYP], env=_env(tmp_path), cwd=tmp_path), status=1)
+    assert "broken installation" in line and "fastbleu.files" in line
+
+
 def test_missing_extra_stays_a_user_error():
     from fastbleu.cli import _is_broken_install
 
