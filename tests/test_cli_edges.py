@@ -74,7 +74,12 @@ def test_missing_cli_module_is_a_broken_installation(tmp_path):
     shutil.copytree(ROOT / "fastbleu", tmp_path / "fastbleu",
                     ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
     (tmp_path / "fastbleu" / "files.py").unlink()
-    line = _one_error(_run([REF, "-i", HYP], env=_env(tmp_path), cwd=tmp_path), status=1)
+    # -S: without site-packages, so that an editable install of another checkout (whose
+    # path hook serves fastbleu's top-level modules) cannot fill the gap; the CLI module
+    # fails before it needs numpy.
+    result = subprocess.run([sys.executable, "-S", "-m", "fastbleu", REF, "-i", HYP],
+                            capture_output=True, env=_env(tmp_path), cwd=tmp_path)
+    line = _one_error(result, status=1)
     assert "broken installation" in line and "fastbleu.files" in line
 
 
