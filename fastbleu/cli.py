@@ -174,10 +174,13 @@ def _check_numbers(args) -> None:
         if value is None:
             return
         if value < low or (high is not None and value > high):
-            limit = f"at least {low}" if high is None else f"between {low} and {high:,}"
-            raise InputError(f"{flag} must be {limit}{unit}, got {value}")
+            if high is not None:
+                limit = f"between {low} and {high:,}{unit}"
+            else:
+                limit = "a positive int" if low == 1 else f"at least {low}"
+            raise InputError(f"{flag} must be {limit}, got {value}")
 
-    at_least(args.width, 0, "-w/--width", 100, " decimals")
+    at_least(args.width, 0, "-w/--width", 100, " decimals")  # a precision for format()
     at_least(args.max_ngram_order, 1, "--max-ngram-order", MAX_NGRAM_ORDER_LIMIT)
     at_least(args.num_refs, 1, "-nr/--num-refs")
     at_least(args.batch_size, 1, "--batch-size")
