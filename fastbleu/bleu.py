@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 import numpy as np
 from ._kernels.counting import MAX_AVERAGED_REFERENCES
-from .score import (REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, BLEUSignature,
-                    score_from_statistics, scores_from_statistics, validate_smoothing)
+from ._limits import MAX_NGRAM_ORDER_LIMIT
+from .score import (REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, BLEUSignature, _score_row,
+                    _score_rows, score_from_statistics, validate_smoothing)
 from .statistics import (References, check_references, compute_statistics, iter_statistics,
                          reference_presence)
 from .text import TextColumn, as_text_column
@@ -27,7 +28,8 @@ def _reference_streams(references, n_segments: int | None) -> list[TextColumn]:
         raise TypeError("references must be a list of reference streams (one sequence of "
                         "strings per reference)")
     if len(references) == 0:
-        raise ValueError("references is empty: give at least one reference stream")
+        raise ValueError("references is empty: give at least one reference stream, or None "
+                         "for the references given to BLEU(references=...)")
     first = references[0]
     if isinstance(first, str) or first is None:
         raise TypeError("references must be a list of reference streams, each a sequence of "
@@ -67,7 +69,7 @@ class BLEU:
     smooth_value : float, optional
         The value for ``floor`` (default 0.1) and ``add-k`` (default 1).
     max_ngram_order : int
-        Highest n-gram order (default 4).
+        Highest n-gram order (default 4, at most 100).
     effective_order : bool
         Stop at the first n-gram order with no n-grams (for sentence BLEU).
     trg_lang : str
@@ -112,6 +114,10 @@ class BLEU:
             raise TypeError(f"max_ngram_order must be an int, got {type(max_ngram_order).__name__}")
         if max_ngram_order < 1:
             raise ValueError(f"max_ngram_order must be at least 1, got {max_ngram_order}")
+        if max_ngram_order > MAX_NGRAM_ORDER_LIMIT:
+            raise ValueError(f"max_ngram_order must be at most {MAX_NGRAM_ORDER_LIMIT} (a "
+                             f"statistics row holds 2 + 2 * order counts), got "
+                             f"{max_ngram_order}")
         self.lowercase = bool(lowercase)
         self._force = bool(force)
         self.trg_lang = trg_lang
@@ -165,7 +171,7 @@ class BLEU:
 
     def _prepare(self, hypotheses, references):
         hyps = as_text_column(hypotheses, "hypotheses")
-        if references is not None and len(references) > 0:
+        if references is not None:  # given, even empty: never fall back to the cache
             streams = _reference_streams(references, len(hyps))
             self.num_refs = self._check_references(streams)
             return hyps, streams
@@ -224,17 +230,17 @@ class BLEU:
 
     # -- scores ------------------------------------------------------------------------
 
+    # _score and _scores take statistics fastbleu computed (or validated) itself; the public
+    # entry points that take a caller's statistics validate them first.
     def _score(self, stats) -> BLEUScore:
-        return score_from_statistics(stats, self.max_ngram_order, self.smooth_method,
-                                     self.smooth_value, self.effective_order, self.weights,
-                                     self.ref_length)
+        return _score_row(stats, self.max_ngram_order, self.smooth_method, self.smooth_value,
+                          self.effective_order, self.weights, self.ref_length)
 
     def _scores(self, stats, effective_order: bool | None = None) -> np.ndarray:
         if effective_order is None:
             effective_order = self.effective_order
-        return scores_from_statistics(stats, self.max_ngram_order, self.smooth_method,
-                                      self.smooth_value, effective_order, self.weights,
-                                      self.ref_length)
+        return _score_rows(stats, self.max_ngram_order, self.smooth_method, self.smooth_value,
+                           effective_order, self.weights, self.ref_length)
 
     def _signature(self, num_refs: int, tokenizer_signature: str) -> BLEUSignature:
         return BLEUSignature(num_refs, self.lowercase, self.effective_order, tokenizer_signature,
@@ -304,14 +310,40 @@ class BLEU:
     def compute_bleu(correct, total, sys_len: int, ref_len: int, smooth_method: str = "none",
                      smooth_value=None, effective_order: bool = False,
                      max_ngram_order: int = MAX_NGRAM_ORDER) -> BLEUScore:
-        """BLEU from summed statistics, with sacrebleu's signature and numbers."""
+        """BLEU from summed statistics, with sacrebleu's signature and numbers.
+
+        Parameters
+        ----------
+        correct, total : sequence of int
+            Matching and total n-grams per order, ``max_ngram_order`` of each.
+        sys_len, ref_len : int
+            Hypothesis and reference lengths in tokens.
+        smooth_method, smooth_value, effective_order, max_ngram_order
+            As for :class:`BLEU`.
+
+        Returns
+        -------
+        BLEUScore
+
+        Raises
+        ------
+        ValueError
+            For counts that cannot be statistics: fractional (counts that
+            already include add-k's ``k``) or negative values, a match count
+            above its total, or a total above ``sys_len``.
+        """
         if len(correct) != max_ngram_order or len(total) != max_ngram_order:
             raise ValueError(f"correct and total need {max_ngram_order} values each, got "
                              f"{len(correct)} and {len(total)}")
-        if any(float(x) != int(x) for x in (*correct, *total, sys_len, ref_len)):
+        try:
+            values = np.array([sys_len, ref_len, *correct, *total], dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("compute_bleu takes numbers: correct and total sequences of int, "
+                            "sys_len and ref_len ints") from None
+        if not np.all(np.isfinite(values)) or np.any(values != np.floor(values)):
             raise ValueError("compute_bleu takes whole-number statistics; counts that already "
                              "include add-k's k are not statistics (smoothing adds it)")
-        row = np.array([sys_len, ref_len, *correct, *total], dtype=np.int64)
+        row = np.array([int(x) for x in (sys_len, ref_len, *correct, *total)], dtype=np.int64)
         return score_from_statistics(row, max_ngram_order, smooth_method, smooth_value,
                                      effective_order)
 

@@ -11,7 +11,18 @@ knows the flags, :mod:`fastbleu.files` and :mod:`fastbleu.tables` read,
 :class:`fastbleu.BLEU` and :func:`fastbleu.score_table` score,
 :mod:`fastbleu.report` formats.  A user error prints one line and exits with
 status 2 (nothing half-written is left behind); ``--debug`` shows the
-traceback instead.
+traceback instead.  Exit statuses:
+
+* 0: the result was written to standard output;
+* 1: a broken installation (a module of fastbleu or of a required dependency
+  cannot be imported), with one line saying so and how to reinstall;
+* 2: a user error (bad flag, unreadable input, standard output closed or
+  full), one ``fastbleu: error:`` line;
+* 130: interrupted; 141: standard output's reader went away (``| head``):
+  silent, as a Unix tool killed by SIGPIPE.
+
+Messages go to standard error only; with standard error closed (``2>&-``)
+they are dropped, never written to standard output.
 """
 
 from __future__ import annotations
@@ -29,9 +40,19 @@ logger = logging.getLogger("fastbleu")
 _SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that its usage errors never go to standard output: argparse
+    prints the usage to ``sys.stdout`` when ``sys.stderr`` is None (``2>&-``)."""
+
+    def error(self, message):
+        if sys.stderr is not None:
+            self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with sacrebleu's flag names and defaults."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fastbleu",
         description="BLEU exactly as sacrebleu computes it, vectorized for large corpora. "
                     "Give reference files and systems (-i) as sacrebleu takes them, or one "
@@ -70,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     text.add_argument("-sl", "--sentence-level", action="store_true",
                       help="a score for every segment (with effective order, as sacrebleu)")
     table = parser.add_argument_group("tables")
-    table.add_argument("--hyp-column", default="hyp", help="hypothesis column (default: hyp)")
+    # None, not "hyp": an explicit --hyp-column hyp must select table mode too.
+    table.add_argument("--hyp-column", default=None, help="hypothesis column (default: hyp)")
     table.add_argument("--ref-column", action="append", metavar="NAME",
                        help="reference column; repeat it for several, or name one list<string> "
                             "column (default: ref)")
@@ -142,6 +164,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_numbers(args) -> None:
+    """Every numeric flag in its range, refused with one line before anything is read or
+    allocated.  sacrebleu's own rules stay: ``-pbsn``/``-parn`` of 0 or less mean the
+    default, ``-cin`` of 1 or less means no interval, ``-j 0`` one job per system."""
+    from ._limits import MAX_NGRAM_ORDER_LIMIT, MAX_SAMPLES
+
+    def at_least(value, low, flag, high=None, unit=""):
+        if value is None:
+            return
+        if value < low or (high is not None and value > high):
+            if high is not None:
+                limit = f"between {low} and {high:,}{unit}"
+            else:
+                limit = "a positive int" if low == 1 else f"at least {low}"
+            raise InputError(f"{flag} must be {limit}, got {value}")
+
+    at_least(args.width, 0, "-w/--width", 100, " decimals")  # a precision for format()
+    at_least(args.max_ngram_order, 1, "--max-ngram-order", MAX_NGRAM_ORDER_LIMIT)
+    at_least(args.num_refs, 1, "-nr/--num-refs")
+    at_least(args.batch_size, 1, "--batch-size")
+    at_least(args.dask_workers, 1, "--dask-workers")
+    at_least(args.paired_jobs, 0, "-j/--paired-jobs")
+    for flag, value in (("-cin/--confidence-n", args.confidence_n),
+                        ("-pbsn/--paired-bs-n", args.paired_bs_n),
+                        ("-parn/--paired-ar-n", args.paired_ar_n)):
+        if value > MAX_SAMPLES:
+            raise InputError(f"{flag} must be at most {MAX_SAMPLES:,} (one float64 score per "
+                             f"sample and system is kept), got {value:,}")
+    value = args.smooth_value
+    if value is not None and not (value >= 0 and value != float("inf")):
+        raise InputError(f"-sv/--smooth-value must be a finite number >= 0, got {value}")
+
+
 def _bleu_options(args) -> dict:
     return {"lowercase": args.lowercase, "force": args.force, "tokenize": args.tokenize,
             "smooth_method": args.smooth_method, "smooth_value": args.smooth_value,
@@ -155,18 +210,14 @@ def _read_text_inputs(args):
         if len(args.refs) != 1:
             raise InputError("-nr/--num-refs takes a single, tab-separated reference file")
         refs = split_fields(read(args.refs[0]), args.refs[0], args.num_refs)
-    elif args.num_refs < 1:
-        raise InputError("-nr/--num-refs must be at least 1")
     else:
         refs = [read(path) for path in args.refs]
     if args.input is None:
         if sys.stdin is None or sys.stdin.isatty():
             raise InputError("no system output: give files with -i or pipe them into standard "
                              "input")
-        # sacrebleu reads standard input through a TextIOWrapper, whose universal
-        # newlines end a line at \r too (files it opens with newline="\n").
-        raw = sys.stdin.buffer.read().replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        column = column_from_bytes(raw, "<stdin>", args.encoding, args.encoding_errors)
+        column = column_from_bytes(_read_stdin(), "<stdin>", args.encoding,
+                                   args.encoding_errors, universal_newlines=True)
         fields = split_fields(column, "<stdin>")
         systems = fields if len(fields) > 1 else [column]
         names = [f"System {k + 1}" for k in range(len(systems))]
@@ -183,6 +234,16 @@ def _read_text_inputs(args):
                 raise InputError(f"{ref_name} has {len(ref)} lines but {name} has "
                                  f"{len(system)}")
     return names, systems, refs
+
+
+def _read_stdin() -> bytes:
+    """Standard input's bytes, or an InputError when it cannot be read (closed, a
+    directory, opened for writing only)."""
+    try:
+        return sys.stdin.buffer.read()
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise InputError(f"standard input cannot be read ({reason})") from None
 
 
 def _paired_test(args) -> str | None:
@@ -249,6 +310,8 @@ def _text_mode(args) -> str:
     _check_significance_args(args, None)
     names, systems, refs = _read_text_inputs(args)
     _check_significance_args(args, len(systems))
+    if len(systems[0]) == 0:  # the words of table mode's warning
+        logger.warning("the input has no lines; its BLEU is 0.0")
     options = _bleu_options(args)
     if _paired_test(args):
         return _paired_text(args, names, systems, refs)
@@ -381,9 +444,20 @@ def _table_paired(args) -> str:
 
 def run(args) -> str:
     """Score as ``args`` say; return what to print."""
+    _check_numbers(args)
+    if args.spm_model is not None and args.tokenize_column is None:
+        from .tokenizers import SPM_TOKENIZERS
+
+        if (args.tokenize or "13a") not in SPM_TOKENIZERS:
+            raise InputError(f"--spm-model is a sentencepiece model for -tok "
+                             f"{', '.join(SPM_TOKENIZERS)}; -tok {args.tokenize or '13a'} "
+                             "would ignore it")
     table_options = any([args.group_by, args.doc_column, args.segments_out, args.ref_column,
-                         args.tokenize_column, args.hyp_column != "hyp", args.system_column,
-                         args.segment_column, args.baseline])
+                         args.tokenize_column, args.hyp_column is not None,
+                         args.system_column, args.segment_column, args.baseline,
+                         args.null_as_empty])
+    if args.hyp_column is None:
+        args.hyp_column = "hyp"
     table = table_options or (len(args.refs) == 1 and not args.input and args.num_refs == 1
                               and not args.sentence_level and is_table_path(args.refs[0]))
     if not table and (args.scheduler is not None or args.dask_workers is not None):
@@ -391,8 +465,85 @@ def run(args) -> str:
                          "scored in this process")
     try:
         return _table_mode(args) if table else _text_mode(args)
-    except (TypeError, ValueError, ImportError, FileNotFoundError) as error:
+    except ImportError as error:
+        if _is_broken_install(error):
+            raise
+        raise InputError(str(error)) from None  # an optional extra: the message names it
+    except (TypeError, ValueError, FileNotFoundError) as error:
         raise InputError(str(error)) from None
+
+
+#: fastbleu's required dependencies: without one of them the installation is broken.
+_REQUIRED = ("fastbleu", "numpy", "numba", "llvmlite", "pyarrow", "regex")
+
+
+def _is_broken_install(error: ImportError) -> bool:
+    """Whether an ImportError is a broken installation (a module of fastbleu or of a
+    required dependency is missing or cannot be loaded) rather than a missing extra."""
+    name = error.name or ""
+    return name.split(".")[0] in _REQUIRED
+
+
+def broken_install_message(error: ImportError) -> str:
+    """The one line for an ImportError of fastbleu's own modules or required dependencies:
+    the installation is broken (not the user's input), with the module and the fix."""
+    name = error.name or "fastbleu"
+    package = name.split(".")[0]
+    what = "module" if package == "fastbleu" else f"required dependency {package}'s module"
+    return (f"broken installation: fastbleu's {what} {name} cannot be imported ({error}); "
+            f"this is not a problem with the input: reinstall with "
+            f"pip install --force-reinstall {package}")
+
+
+def _say(message: str) -> None:
+    """One line on standard error; nothing (never standard output) if it is closed."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        stream.write(message + "\n")
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _write_output(output: str) -> int:
+    """Print the result and flush it, so that a failed write is seen here and not lost.
+
+    A closed standard output (``>&-``) or a failed write (``> /dev/full``) is an error:
+    exit 2 with one line.  A closed pipe (``| head``) is not: as a Unix tool killed by
+    SIGPIPE, exit 141 (128 + SIGPIPE) silently.
+    """
+    stream = sys.stdout
+    if stream is None:
+        _say("fastbleu: error: standard output is closed; the result was not written")
+        return 2
+    try:
+        stream.write(output + "\n")
+        stream.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except UnicodeEncodeError as error:
+        _silence_stdout()
+        _say(f"fastbleu: error: standard output's encoding ({error.encoding}) cannot hold the "
+             f"result ({error.reason}); set PYTHONIOENCODING=utf-8")
+        return 2
+    except (OSError, ValueError) as error:
+        _silence_stdout()
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        _say(f"fastbleu: error: cannot write to standard output ({reason})")
+        return 2
+    return 0
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's final flush of what
+    is left in its buffer does not fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -408,19 +559,20 @@ def main(argv: list[str] | None = None) -> int:
     except InputError as error:
         if args.debug:
             raise
-        print(f"fastbleu: error: {error}", file=sys.stderr)
+        _say(f"fastbleu: error: {error}")
         return 2
     except Terminated as stop:
-        print(f"fastbleu: stopped by {stop.name}; no output was written", file=sys.stderr)
+        _say(f"fastbleu: stopped by {stop.name}; no output was written")
         return stop.exit_status
+    except ImportError as error:  # run() lets only a broken installation through
+        if args.debug or not _is_broken_install(error):
+            raise
+        _say(f"fastbleu: error: {broken_install_message(error)}")
+        return 1
     except KeyboardInterrupt:
-        print("fastbleu: interrupted; no output was written", file=sys.stderr)
+        _say("fastbleu: interrupted; no output was written")
         return 130
-    try:
-        print(output)
-    except BrokenPipeError:  # e.g. | head: not an error of ours
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 0
+    return _write_output(output)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -59,8 +59,20 @@ def _to_utf8(raw: bytes, name: str, encoding: str, errors: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+#: The first bytes of binary tables that are sometimes given where a text file belongs.
+_TABLE_MAGIC = {b"PAR1": "a Parquet table", b"ARROW1": "an Arrow IPC (Feather) table"}
+
+
+def _refuse_table(raw: bytes, name: str) -> None:
+    """A table read as text would be reported as undecodable: say what it is instead."""
+    for magic, what in _TABLE_MAGIC.items():
+        if raw.startswith(magic):
+            raise InputError(f"{name}: is {what}, not a text file; to score a table give it "
+                             "alone (no -i) with --hyp-column and --ref-column")
+
+
 def column_from_bytes(raw: bytes, name: str = "<bytes>", encoding: str = "utf-8",
-                      errors: str = "strict") -> TextColumn:
+                      errors: str = "strict", universal_newlines: bool = False) -> TextColumn:
     """Split text bytes into lines as sacrebleu's reader does.
 
     Parameters
@@ -73,13 +85,22 @@ def column_from_bytes(raw: bytes, name: str = "<bytes>", encoding: str = "utf-8"
         Its encoding (sacrebleu's ``-e``); the column is UTF-8 in any case.
     errors : {"strict", "replace"}
         Whether undecodable bytes are an error or become U+FFFD.
+    universal_newlines : bool
+        End lines at ``\r\n`` and ``\r`` too, as a ``TextIOWrapper`` does
+        (sacrebleu reads standard input that way, files with ``newline="\n"``).
+        Applied after decoding, so that a ``0x0D`` byte inside a UTF-16 or
+        UTF-32 character is not taken for a carriage return.
 
     Raises
     ------
     InputError
-        If the bytes cannot be decoded; the message names the line.
+        If the bytes cannot be decoded (the message names the line), or are a
+        Parquet or Arrow table.
     """
+    _refuse_table(raw, name)
     raw = _to_utf8(raw, name, encoding, errors)
+    if universal_newlines and b"\r" in raw:  # in UTF-8, 0x0D is only ever a carriage return
+        raw = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
     data = np.frombuffer(raw, dtype=np.uint8)
     is_newline = data == 0x0A
     newlines = np.flatnonzero(is_newline)

@@ -25,8 +25,13 @@ class Progress:
     def __init__(self, total: int | None, enabled: bool | None = None, stream=None,
                  interval: float = 0.2):
         self.stream = stream if stream is not None else sys.stderr
-        if enabled is None:
-            enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+        if self.stream is None:  # standard error closed (2>&-): nowhere to draw
+            enabled = False
+        elif enabled is None:
+            try:
+                enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
+            except (OSError, ValueError):
+                enabled = False
         self.enabled = enabled
         self.total = total
         self.done = 0
@@ -54,12 +59,19 @@ class Progress:
         now = time.perf_counter()
         if self.enabled and now - self._last >= self.interval:
             self._last = now
-            self.stream.write("\r" + self.line() + "\x1b[K")
-            self.stream.flush()
+            self._draw("\r" + self.line() + "\x1b[K")
 
     def close(self) -> None:
         """Draw the final state and end the line."""
         if self.enabled:
-            self.stream.write("\r" + self.line() + f"  in {_duration(time.perf_counter() - self._start)}"
-                              + "\x1b[K\n")
+            self._draw("\r" + self.line() + f"  in {_duration(time.perf_counter() - self._start)}"
+                       + "\x1b[K\n")
+
+    def _draw(self, text: str) -> None:
+        """Write ``text``; a stream that fails (closed, full, a broken pipe) ends the
+        progress line rather than the job."""
+        try:
+            self.stream.write(text)
             self.stream.flush()
+        except (OSError, ValueError):
+            self.enabled = False

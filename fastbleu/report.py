@@ -9,6 +9,7 @@ with the ``tabulate`` package, which fastbleu does not depend on.
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 
@@ -21,8 +22,22 @@ def single(score: BLEUScore, signature: str, fmt: str, width: int, score_only: b
     return score.format(width, score_only, signature, fmt == "json")
 
 
+# LaTeX's special characters, escaped as sacrebleu's tables (tabulate's latex_booktabs) do.
+_LATEX_ESCAPES = str.maketrans({"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                                "{": r"\{", "}": r"\}", "^": r"\^{}",
+                                "~": r"\textasciitilde{}", "\\": r"\textbackslash{}",
+                                "<": r"\ensuremath{<}", ">": r"\ensuremath{>}"})
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped, as in sacrebleu's LaTeX tables."""
+    return str(text).translate(_LATEX_ESCAPES)
+
+
 def _table(header: list[str], rows: list[list[str]], fmt: str) -> str:
     if fmt == "latex":
+        header = [latex_escape(cell) for cell in header]
+        rows = [[latex_escape(cell) for cell in row] for row in rows]
         lines = ["\\begin{tabular}{" + "r" + "c" * (len(header) - 1) + "}", "\\toprule",
                  " & ".join(header) + " \\\\", "\\midrule"]
         lines += [" & ".join(row) + " \\\\" for row in rows]
@@ -65,7 +80,7 @@ def groups(keys: list[str], key_values: list[tuple], scores: list[BLEUScore],
             record = {key: _plain(value) for key, value in zip(keys, values)}
             record.update(json.loads(score.format(width, signature=signature, is_json=True)))
             records.append(record)
-        return json.dumps(records, indent=1, ensure_ascii=False)
+        return json.dumps(records, indent=1, ensure_ascii=False, allow_nan=False)
     if fmt == "latex":
         header = keys + ["BLEU"]
         rows = [[str(v) for v in values] + [score.format(width, score_only=True)]
@@ -79,10 +94,21 @@ def groups(keys: list[str], key_values: list[tuple], scores: list[BLEUScore],
     return "\n".join(lines)
 
 
+#: Non-finite floats, which JSON cannot hold, as the strings JavaScript names them.
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
 def _plain(value):
-    """A JSON-friendly version of a group value (numpy and Arrow scalars, dates ...)."""
+    """A JSON-friendly version of a group value (numpy and Arrow scalars, dates ...).
+
+    A NaN or infinite key becomes the string ``"NaN"``, ``"Infinity"`` or
+    ``"-Infinity"``: bare ``NaN`` is not JSON, and ``null`` is already the
+    group of null keys.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return _NON_FINITE[str(value)]
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
-    if isinstance(value, np.generic):
-        return value.item()
     return str(value)

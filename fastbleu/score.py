@@ -192,6 +192,83 @@ def validate_smoothing(smooth_method, smooth_value) -> None:
         raise ValueError(f"smooth_value must be a finite number >= 0, got {smooth_value!r}")
 
 
+def validate_statistics(stats, max_order: int, name: str = "statistics",
+                        ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
+    """``stats`` as a contiguous int64 array, after checking that it can be BLEU statistics.
+
+    Rows are ``[hyp_len, ref_len, match_1..N, total_1..N]`` with ``N =
+    max_order``, one per segment or summed over segments.  Every check is a
+    vectorized pass, cheap beside computing the statistics.
+
+    Parameters
+    ----------
+    stats : array_like
+        Integer counts (a float array is accepted if every value is whole).
+    max_order : int
+        The n-gram order the rows were counted with.
+    name : str
+        What to call the array in messages.
+    ndim : tuple of int
+        The accepted numbers of dimensions (1: one row, 2: one row per segment).
+
+    Returns
+    -------
+    numpy.ndarray
+        The same values, int64 and C-contiguous.
+
+    Raises
+    ------
+    TypeError
+        If ``stats`` is not numeric.
+    ValueError
+        For another shape or row width, a fractional, negative or out-of-range
+        count, a match count above its n-gram total, or a total above the
+        hypothesis length.
+    """
+    if isinstance(stats, (str, bytes)):
+        raise TypeError(f"{name} must be an integer array, got {type(stats).__name__}")
+    array = np.asarray(stats)
+    if array.dtype == object or not (np.issubdtype(array.dtype, np.integer)
+                                     or np.issubdtype(array.dtype, np.floating)):
+        raise TypeError(f"{name} must be an integer array, got dtype {array.dtype}")
+    if array.ndim not in ndim:
+        shapes = " or ".join({1: "one row", 2: "(segments, columns)"}[n] for n in ndim)
+        raise ValueError(f"{name} must be {shapes}; got shape {array.shape}")
+    width = 2 + 2 * max_order
+    if array.shape[-1] != width:
+        raise ValueError(f"{name} rows have {array.shape[-1]} columns; max_ngram_order "
+                         f"{max_order} needs {width} ([hyp_len, ref_len, {max_order} matches, "
+                         f"{max_order} totals])")
+    if np.issubdtype(array.dtype, np.floating):
+        if not np.all(np.isfinite(array)) or np.any(array != np.floor(array)):
+            raise ValueError(f"{name} must hold whole counts; found fractional or non-finite "
+                             "values")
+        if array.size and np.abs(array).max() >= 2.0 ** 63:
+            raise ValueError(f"{name} hold counts too large for int64")
+    elif array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} hold counts too large for int64")
+    array = np.ascontiguousarray(array, dtype=np.int64)
+    if not array.size:
+        return array
+    rows = array.reshape(-1, width)
+    if rows.min() < 0:
+        raise ValueError(f"{name} hold negative counts (row {_first(rows.min(axis=1) < 0)})")
+    matches, totals = rows[:, 2:2 + max_order], rows[:, 2 + max_order:]
+    bad = (matches > totals).any(axis=1)
+    if bad.any():
+        raise ValueError(f"{name}: more matching n-grams than n-grams in row {_first(bad)} "
+                         "(matches must not exceed totals)")
+    bad = (totals > rows[:, :1]).any(axis=1)
+    if bad.any():
+        raise ValueError(f"{name}: more n-grams than hypothesis tokens in row {_first(bad)} "
+                         "(totals must not exceed hyp_len)")
+    return array
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
 def _formula_arguments(smooth_method, smooth_value, weights, ref_length):
     validate_smoothing(smooth_method, smooth_value)
     if smooth_value is None:
@@ -212,10 +289,24 @@ def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
     :mod:`fastbleu._kernels.formula`).  ``weights`` and ``ref_length``
     (``"shortest"``/``"average"``) are the options beyond sacrebleu; with
     ``"average"`` the row's reference length is scaled as the kernel wrote it.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``stats`` cannot be a row of statistics (:func:`validate_statistics`).
     """
+    return _score_row(validate_statistics(stats, max_order, ndim=(1,)), max_order,
+                      smooth_method, smooth_value, effective_order, weights, ref_length)
+
+
+def _score_row(row: np.ndarray, max_order: int, smooth_method: str = "none",
+               smooth_value=None, effective_order: bool = False, weights=None,
+               ref_length: str = "closest") -> BLEUScore:
+    """:func:`score_from_statistics` of a row fastbleu computed itself (not validated again:
+    the per-group and per-segment loops call it many times)."""
     smooth_value, value, weight_array, ref_scale = _formula_arguments(
         smooth_method, smooth_value, weights, ref_length)
-    row = np.ascontiguousarray(stats, dtype=np.int64)
+    row = np.ascontiguousarray(row, dtype=np.int64)
     precisions = np.empty(max_order, dtype=np.float64)
     score, bp = bleu_from_row(row, max_order, _SMOOTH_CODES[smooth_method], value,
                               bool(effective_order), _COMPENSATED_SUM, precisions, weight_array,
@@ -238,7 +329,21 @@ def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
 def scores_from_statistics(stats: np.ndarray, max_order: int, smooth_method: str = "none",
                            smooth_value=None, effective_order: bool = False, weights=None,
                            ref_length: str = "closest") -> np.ndarray:
-    """Sentence BLEU of every row of a statistics array, as float64."""
+    """Sentence BLEU of every row of a statistics array, as float64.
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``stats`` cannot be statistics (:func:`validate_statistics`).
+    """
+    return _score_rows(validate_statistics(stats, max_order, ndim=(2,)), max_order,
+                       smooth_method, smooth_value, effective_order, weights, ref_length)
+
+
+def _score_rows(stats: np.ndarray, max_order: int, smooth_method: str = "none",
+                smooth_value=None, effective_order: bool = False, weights=None,
+                ref_length: str = "closest") -> np.ndarray:
+    """:func:`scores_from_statistics` of rows fastbleu computed itself (not validated again)."""
     _, value, weight_array, ref_scale = _formula_arguments(
         smooth_method, smooth_value, weights, ref_length)
     stats = np.ascontiguousarray(stats, dtype=np.int64)

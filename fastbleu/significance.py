@@ -61,9 +61,12 @@ import numpy as np
 from ._kernels.resample import (bootstrap_rows_float32, count_draws, randomization_rows,
                                 score_sums, weighted_sums)
 from ._kernels.threads import chunk_bounds, submit, submit_chunks
-from .score import _COMPENSATED_SUM, _SMOOTH_CODES, BLEUScore, _formula_arguments
+from ._limits import MAX_SAMPLES
+from .score import (_COMPENSATED_SUM, _SMOOTH_CODES, BLEUScore, _formula_arguments,
+                    validate_statistics)
 
-#: sacrebleu's default seed, and its default numbers of resamples and trials.
+#: sacrebleu's default seed, and its default numbers of resamples and trials
+#: (at most ``MAX_SAMPLES``, from ``fastbleu._limits``).
 DEFAULT_SEED = 12345
 DEFAULT_BOOTSTRAP = 1000
 DEFAULT_TRIALS = 10000
@@ -144,6 +147,9 @@ def _check_count(value, name: str) -> int:
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 1:
         raise ValueError(f"{name} must be at least 1, got {value}")
+    if value > MAX_SAMPLES:
+        raise ValueError(f"{name} must be at most {MAX_SAMPLES:,} (one float64 score is kept "
+                         f"per sample and system), got {value:,}")
     return int(value)
 
 
@@ -390,8 +396,10 @@ def _bleu_or_default(bleu):
 
 
 def _is_statistics(value) -> bool:
-    return isinstance(value, np.ndarray) and value.ndim == 2 and \
-        np.issubdtype(value.dtype, np.integer)
+    """A numeric numpy array (any shape: validation says what is wrong with it); an
+    array of strings or objects is hypotheses."""
+    return isinstance(value, np.ndarray) and (np.issubdtype(value.dtype, np.integer)
+                                              or np.issubdtype(value.dtype, np.floating))
 
 
 def system_statistics(systems, references, bleu, min_systems: int) -> list[np.ndarray]:
@@ -407,14 +415,9 @@ def system_statistics(systems, references, bleu, min_systems: int) -> list[np.nd
         if references is not None:
             raise ValueError("systems are statistics arrays: references are not used, pass "
                              "references=None")
-        width = 2 + 2 * bleu.max_ngram_order
-        stats = [np.ascontiguousarray(system, dtype=np.int64) for system in systems]
-        for k, block in enumerate(stats):
-            if block.shape[1] != width:
-                raise ValueError(f"statistics of system {k} have {block.shape[1]} columns; "
-                                 f"max_ngram_order {bleu.max_ngram_order} needs {width}")
-            if block.size and block.min() < 0:
-                raise ValueError(f"statistics of system {k} hold negative counts")
+        stats = [validate_statistics(system, bleu.max_ngram_order,
+                                     f"statistics of system {k}", ndim=(2,))
+                 for k, system in enumerate(systems)]
     elif any(given):
         raise TypeError("give all systems as hypotheses or all as statistics arrays, not both")
     else:
@@ -568,6 +571,8 @@ def paired_ar(systems, references=None, *, bleu=None, n_samples: int = DEFAULT_T
     elif n_confidence < -1:
         raise ValueError(f"n_confidence must be -1 (none), 0 (1000) or positive, got "
                          f"{n_confidence}")
+    elif n_confidence > 0:
+        n_confidence = _check_count(n_confidence, "n_confidence")
     value, _ = resolve_seed(seed)
     stats = system_statistics(systems, references, bleu, 2)
     formula = _Formula.of(bleu)

@@ -68,7 +68,7 @@ def paired_groups(keys: list[str], key_values: list[tuple], names: list[list[str
                 record = {key: _plain(value) for key, value in zip(keys, values)}
                 record.update(system=_plain(name), BLEU=asdict(result), signature=signature)
                 records.append(record)
-        return json.dumps(records, indent=4, ensure_ascii=False)
+        return json.dumps(records, indent=4, ensure_ascii=False, allow_nan=False)
     with_ci = any(r.mean is not None for group in results for r in group)
     header = keys + ["System", "BLEU (μ ± 95% CI)" if with_ci else "BLEU"]
     rows = []

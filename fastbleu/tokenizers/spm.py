@@ -8,6 +8,8 @@ same file name, so a model sacrebleu has fetched once serves both, or from a
 path given explicitly (``BLEU(spm_model=...)``, ``--spm-model``).
 
 ``spm`` is an old name of ``flores101`` (same model, signature ``flores101``).
+With a model file other than sacrebleu's, the signature names the file
+(``tok:spm-<file name>``, :func:`model_signature`).
 Lines are encoded in batches by sentencepiece itself, each distinct line once
 (:class:`~fastbleu.tokenizers.lines.LineTransform`).
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -82,11 +85,31 @@ def spm_tokenizer(name: str, model: str | os.PathLike | None = None) -> Tokenize
     if name == "spm":
         logger.warning("Tokenizer 'spm' has been changed to 'flores101', and may be removed in "
                        "the future.")
-    return _load(name, str(path.resolve()))
+    return _load(name, str(path.resolve()), model_signature(name, path))
+
+
+def model_signature(name: str, path: str | os.PathLike) -> str:
+    """The signature's ``tok`` value for tokenizer ``name`` with the model file ``path``.
+
+    sacrebleu's name (``flores101``, ``flores200``, ``spBLEU-1K``) when the
+    file is one of sacrebleu's models (by its file name, wherever it lies: the
+    name of the model's own tokenizer, since the model alone decides the
+    tokens); otherwise ``spm-<file name>``, so that a score computed with
+    another model never claims to be comparable with sacrebleu's.
+    Characters that would break the signature's ``key:value|...`` format
+    (anything but letters, digits, ``.``, ``_``, ``+`` and ``-``) become ``_``.
+    """
+    filename = Path(path).name
+    if filename == MODEL_FILES[name]:
+        return SIGNATURES[name]
+    for other, file in MODEL_FILES.items():  # e.g. flores101's model given to flores200
+        if filename == file:
+            return SIGNATURES[other]
+    return "spm-" + re.sub(r"[^A-Za-z0-9._+-]", "_", filename)
 
 
 @lru_cache(maxsize=8)
-def _load(name: str, path: str) -> Tokenizer:
+def _load(name: str, path: str, signature: str) -> Tokenizer:
     try:
         import sentencepiece
     except ImportError:
@@ -101,4 +124,4 @@ def _load(name: str, path: str) -> Tokenizer:
     def tokenize_lines(lines: list[str]) -> list[str]:
         return [" ".join(pieces) for pieces in processor.encode(lines, out_type=str)]
 
-    return Tokenizer(name, SIGNATURES[name], TOKENIZE_NONE, LineTransform(tokenize_lines))
+    return Tokenizer(name, signature, TOKENIZE_NONE, LineTransform(tokenize_lines))
