@@ -155,7 +155,7 @@ def test_latex_escape_matches_sacrebleus_tables():
 
 
 def test_spm_model_signature():
-    from fastbleu.tokenizers_spm import model_signature
+    from fastbleu.tokenizers.spm import model_signature
 
     assert model_signature("flores200", "/x/flores200sacrebleuspm") == "flores200"
     assert model_signature("flores101", "/x/sacrebleu_tokenizer_spm.model") == "flores101"
