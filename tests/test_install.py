@@ -264,3 +264,35 @@ def test_intl_works_when_no_cache_folder_is_writable(monkeypatch):
     finally:
         unicode_classes.intl_roles.cache_clear()
     assert ours == theirs
+
+
+# ---------------------------------------------------------------------------------------
+# The README's quick start is what CI runs
+# ---------------------------------------------------------------------------------------
+
+
+def _quick_start_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- quick-start:begin -->\s*```bash\n(.*?)```\s*<!-- quick-start:end -->",
+                      readme, re.S)
+    assert block, "README.md lost its quick-start markers"
+    return [line for line in block.group(1).splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_readme_quick_start_is_the_two_commands():
+    assert _quick_start_commands() == [
+        "python3 -m pip install . && fastbleu data/sample.ref-A.en data/sample.ref-B.en "
+        "-i data/sample.sys-A.en",
+        "python3 -m pip install -e '.[test]' && python3 -m pytest -q",
+    ]
+
+
+def test_ci_runs_the_commands_read_from_the_readme():
+    """.ci/run extracts the commands with the same markers (so the two cannot drift)."""
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "quick-start:begin" in script and "quick-start:end" in script
+    done = subprocess.run(["bash", str(ROOT / ".ci" / "run"), "--print-commands"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == _quick_start_commands()
