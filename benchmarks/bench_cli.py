@@ -15,10 +15,11 @@ for fastbleu) and, for fastbleu, compiling or loading its numba kernels.
 
 * fastbleu **cold**: one run right after deleting numba's on-disk cache of
   fastbleu's kernels, so every kernel is compiled again.  The cache is
-  where numba puts it: the ``*.nbi``/``*.nbc`` files in the ``__pycache__``
-  folders of the installed package (``os.path.dirname(fastbleu.__file__)``),
-  or, if the ``NUMBA_CACHE_DIR`` environment variable is set, the folders
-  numba derives from it for the package's source directories.  Deleting it
+  where fastbleu puts it: the ``*.nbi``/``*.nbc`` files in its per-user
+  cache folders (``~/.cache/fastbleu/numba/<source folder>_<key>``, see
+  ``fastbleu/_kernels/cache.py``), or, if the ``NUMBA_CACHE_DIR`` environment
+  variable is set, the folders numba derives from it for the package's source
+  directories.  Deleting it
   makes the next fastbleu import in *any* process on the machine recompile
   the kernels once; set ``NUMBA_CACHE_DIR`` to a private folder (or use
   ``--skip-cold``) on a machine others are using.
@@ -36,7 +37,7 @@ From the repository root::
 
     python benchmarks/bench_cli.py
     python benchmarks/bench_cli.py --hyp HYP --ref REF --runs 9 --json out.json
-    NUMBA_CACHE_DIR=/tmp/fastbleu-numba python benchmarks/bench_cli.py  # private cache
+    NUMBA_CACHE_DIR=$(mktemp -d) python benchmarks/bench_cli.py  # private cache folder
     python benchmarks/bench_cli.py --fastbleu-cmd "python -m fastbleu"
 """
 
@@ -78,14 +79,18 @@ def fastbleu_package_dir() -> Path:
 def numba_cache_dirs(package: Path) -> list[Path]:
     """Folders where numba keeps (or would keep) the cache of the package's kernels.
 
-    Without ``NUMBA_CACHE_DIR`` numba writes next to the sources, into
-    ``__pycache__``; with it, into ``$NUMBA_CACHE_DIR/<folder>_<sha1 of the
-    source folder>`` (``numba.core.caching.UserProvidedCacheLocator``).
+    With ``NUMBA_CACHE_DIR``, numba's layout ``$NUMBA_CACHE_DIR/<folder>_<sha1
+    of the source folder>`` (``numba.core.caching.UserProvidedCacheLocator``);
+    without it, the folders of fastbleu's own locator
+    (``fastbleu._kernels.cache``: ``~/.cache/fastbleu/numba/...``), plus the
+    ``__pycache__`` folders older versions wrote into.
     """
     cache_root = os.environ.get("NUMBA_CACHE_DIR")
     source_dirs = sorted({p.parent for p in package.rglob("*.py")})
     if not cache_root:
-        return [d / "__pycache__" for d in source_dirs]
+        from fastbleu._kernels.cache import candidate_dirs
+        return ([folder for d in source_dirs for folder in candidate_dirs(d)]
+                + [d / "__pycache__" for d in source_dirs])
     root = Path(cache_root).expanduser()
     return [root / f"{d.name}_{hashlib.sha1(str(d).encode()).hexdigest()}"
             for d in source_dirs]
@@ -208,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_cold:
         package = fastbleu_package_dir()
         removed = clear_numba_cache(package)
-        where = os.environ.get("NUMBA_CACHE_DIR") or f"{package}/**/__pycache__"
+        where = os.environ.get("NUMBA_CACHE_DIR") or "fastbleu's cache folders"
         print(f"\ndeleted {len(removed)} numba cache file(s) under {where}")
         cold, cold_out = run_once(fast, "fastbleu")
         results["fastbleu_cold_seconds"] = cold

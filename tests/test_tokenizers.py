@@ -105,14 +105,14 @@ def test_zh_every_code_point():
 
 def test_intl_table_cache(tmp_path, monkeypatch):
     """The cached table is the derived one; a damaged cache file is derived again."""
-    from fastbleu._kernels import unicode_classes as uc
+    from fastbleu._kernels import cache, unicode_classes as uc
 
-    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(cache, "cache_dir", lambda *args, **kwargs: tmp_path)
     derived = uc.derive_intl_roles()
     try:
         uc.intl_roles.cache_clear()
         assert np.array_equal(uc.intl_roles(), derived)  # derived, then written
-        (written,) = tmp_path.glob("fastbleu-intl-roles-regex-*.npy")
+        (written,) = tmp_path.glob("intl-roles-regex-*.bin")
         uc.intl_roles.cache_clear()
         assert np.array_equal(uc.intl_roles(), derived)  # read back
         written.write_bytes(b"damaged")

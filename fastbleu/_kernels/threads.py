@@ -6,14 +6,24 @@ the same (each chunk writes only its own rows), but a parallel kernel costs
 about 3 s more to compile for every kernel, and that compile time is part of
 the user's first run.  The number of threads follows numba's setting
 (``NUMBA_NUM_THREADS``, default: the number of CPUs).
+
+**fork().**  A forked child (``multiprocessing``'s default on Linux before
+Python 3.14) inherits the pool object but none of its threads: work submitted
+there would wait forever.  So the child drops the pool and its lock
+(:func:`os.register_at_fork`) and starts a fresh pool on first use.  numba's
+compiler lock (held while a kernel is compiled or loaded from the cache) is
+taken around ``fork()`` as :mod:`logging` does with its locks, so a child
+forked while another thread loads a kernel does not inherit it locked.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
+from numba.core.compiler_lock import global_compiler_lock
 
 _MIN_CHUNK = 4096
 _pool: ThreadPoolExecutor | None = None
@@ -28,6 +38,44 @@ def _executor() -> ThreadPoolExecutor:
             _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
                                        thread_name_prefix="fastbleu")
         return _pool
+
+
+def _reset_in_child() -> None:
+    """After fork(), in the child: forget the parent's pool (its threads are gone)."""
+    global _pool, _pool_lock
+    _pool = None  # never shut down: it would wait for threads that do not exist here
+    _pool_lock = threading.Lock()
+
+
+# The compiler lock (an RLock) around fork(): taken before, released on both sides.
+# The timeout keeps fork() from waiting forever on a lock that is never released;
+# then the child re-initialises its copy, whose owner does not exist there.
+_FORK_LOCK_TIMEOUT = 120.0
+_fork_held = threading.local()
+
+
+def _before_fork() -> None:
+    _fork_held.compiler = global_compiler_lock._lock.acquire(timeout=_FORK_LOCK_TIMEOUT)
+
+
+def _after_fork_in_parent() -> None:
+    if getattr(_fork_held, "compiler", False):
+        _fork_held.compiler = False
+        global_compiler_lock._lock.release()
+
+
+def _after_fork_in_child() -> None:
+    if getattr(_fork_held, "compiler", False):
+        _fork_held.compiler = False
+        global_compiler_lock._lock.release()
+    else:
+        global_compiler_lock._lock._at_fork_reinit()
+    _reset_in_child()
+
+
+if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork()
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_fork_in_parent,
+                        after_in_child=_after_fork_in_child)
 
 
 def chunk_bounds(n: int, min_chunk: int = _MIN_CHUNK) -> list[int]:

@@ -26,9 +26,12 @@ Unicode database may be newer than Python's ``unicodedata``.  The table is
 therefore derived from the installed ``regex`` itself, over every code
 point, never written by hand; :func:`regex_unicode_version` says which
 Unicode version that is.  Deriving takes 0.4-0.8 s, so the table is kept
-(1.1 MB, keyed by ``regex``'s version) where numba keeps its cache:
-``$NUMBA_CACHE_DIR`` or the ``__pycache__`` folder beside this file; when
-neither can be written, it is derived in every process.
+(1.1 MB, keyed by ``regex``'s version) in the folder of fastbleu's numba
+cache (:func:`fastbleu._kernels.cache.cache_dir`: ``$NUMBA_CACHE_DIR/...``
+or ``~/.cache/fastbleu/numba/...``, never inside the package); when no
+folder can be written, it is derived in every process.  The file carries a
+SHA-256 of the regex version and the table, and its Latin-1 part must equal
+a fresh derivation: a damaged or edited file is derived again and replaced.
 
 **zh.** sacrebleu's ``zh`` tokenizer tests ``start <= ch <= end`` on a
 table of string pairs.  Three of its pairs are written with five hex digits
@@ -44,12 +47,16 @@ behaviour, and a test compares it with sacrebleu over all code points.
 
 from __future__ import annotations
 
+import hashlib
 import os
-import threading
+import re
+import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from . import cache
 
 ROLE_GLUE = 0
 ROLE_NUMBER = 1
@@ -92,17 +99,68 @@ def _positions(pattern, text: str) -> np.ndarray:
     return np.fromiter((m.start() for m in pattern.finditer(text)), dtype=np.int64)
 
 
-def _cache_file(regex_version: str) -> Path:
-    folder = os.environ.get("NUMBA_CACHE_DIR") or Path(__file__).parent / "__pycache__"
-    return Path(folder) / f"fastbleu-intl-roles-regex-{regex_version}.npy"
+_TABLE_MAGIC = b"fastbleu intl roles 1\n"
+
+
+def _cache_file(regex_version: str) -> Path | None:
+    folder = cache.cache_dir()
+    if folder is None:
+        return None
+    return folder / f"intl-roles-regex-{re.sub(r'[^0-9A-Za-z._-]', '_', regex_version)}.bin"
+
+
+def _digest(regex_version: str, table: bytes) -> str:
+    return hashlib.sha256(b"regex " + regex_version.encode() + b"\n" + table).hexdigest()
+
+
+def _read_table(path: Path, regex_version: str) -> np.ndarray | None:
+    """The table stored at ``path`` if it is intact and plausible, else None."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    header = _TABLE_MAGIC + f"regex {regex_version}\nsha256 ".encode()
+    start = len(header) + 64 + 1
+    if not data.startswith(header) or len(data) != start + N_CODE_POINTS:
+        return None
+    table = data[start:]
+    if data[len(header):start] != _digest(regex_version, table).encode() + b"\n":
+        return None
+    roles = np.frombuffer(table, dtype=np.uint8)
+    # The checksum catches damage; these catch a hand-made file with a matching one.
+    latin1 = np.arange(256)
+    if (roles.max() > ROLE_PUNCT or (roles[list(PYTHON_WHITESPACE)] != ROLE_SPACE).any()
+            or not np.array_equal(roles[latin1], _derive(latin1))):
+        return None
+    return roles
+
+
+def _write_table(path: Path, regex_version: str, roles: np.ndarray) -> None:
+    """Write the table atomically (a temporary file renamed over the old one)."""
+    table = roles.tobytes()
+    content = (_TABLE_MAGIC + f"regex {regex_version}\nsha256 ".encode()
+               + _digest(regex_version, table).encode() + b"\n" + table)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                                         suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(content)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
 
 
 @lru_cache(maxsize=1)
 def intl_roles() -> np.ndarray:
     """The ``intl`` role of every code point, from the installed ``regex`` module.
 
-    Read from the cache file when there is one for this ``regex`` version,
-    else derived and written there.
+    Read from the cache file when there is an intact one for this ``regex``
+    version, else derived and written there.
 
     Raises
     ------
@@ -115,38 +173,39 @@ def intl_roles() -> np.ndarray:
         raise ImportError("the 'intl' tokenizer needs the 'regex' package "
                           "(pip install regex), whose Unicode classes sacrebleu uses") from None
     path = _cache_file(regex.__version__)
-    try:
-        roles = np.load(path, allow_pickle=False)
-        if roles.dtype == np.uint8 and roles.shape == (N_CODE_POINTS,):
+    if path is not None:
+        roles = _read_table(path, regex.__version__)
+        if roles is not None:
             roles.setflags(write=False)
             return roles
-    except (OSError, ValueError):
-        pass
     roles = derive_intl_roles()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        with open(temporary, "wb") as handle:
-            np.save(handle, roles, allow_pickle=False)
-        os.replace(temporary, path)
-    except OSError:
-        pass  # a read-only installation: derive it again next time
+    if path is not None:
+        try:
+            _write_table(path, regex.__version__, roles)
+        except OSError:
+            pass  # not writable after all: derive it again next time
+    return roles
+
+
+def _derive(code_points: np.ndarray) -> np.ndarray:
+    """The ``intl`` roles of the given code points, from ``regex``."""
+    import regex
+
+    text = "".join(map(chr, code_points.tolist()))
+    # One pass finds the few thousand candidates; each class is then decided on them alone.
+    candidates = _positions(regex.compile(r"[\p{N}\p{P}\p{S}]"), text)
+    sample = "".join(text[c] for c in candidates.tolist())
+    roles = np.full(len(code_points), ROLE_GLUE, dtype=np.uint8)
+    for role, pattern in ((ROLE_NUMBER, r"\p{N}"), (ROLE_PUNCT, r"\p{P}"),
+                          (ROLE_ISOLATE, r"\p{S}")):
+        roles[candidates[_positions(regex.compile(pattern), sample)]] = role
+    roles[np.isin(code_points, PYTHON_WHITESPACE)] = ROLE_SPACE
     return roles
 
 
 def derive_intl_roles() -> np.ndarray:
     """The ``intl`` roles, derived from ``regex`` over every code point (no cache)."""
-    import regex
-
-    text = _every_code_point()
-    # One pass finds the few thousand candidates; each class is then decided on them alone.
-    candidates = _positions(regex.compile(r"[\p{N}\p{P}\p{S}]"), text)
-    sample = "".join(chr(c) for c in candidates)
-    roles = np.full(N_CODE_POINTS, ROLE_GLUE, dtype=np.uint8)
-    for role, pattern in ((ROLE_NUMBER, r"\p{N}"), (ROLE_PUNCT, r"\p{P}"),
-                          (ROLE_ISOLATE, r"\p{S}")):
-        roles[candidates[_positions(regex.compile(pattern), sample)]] = role
-    roles[list(PYTHON_WHITESPACE)] = ROLE_SPACE
+    roles = _derive(np.arange(N_CODE_POINTS))
     roles.setflags(write=False)
     return roles
 
