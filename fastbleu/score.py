@@ -109,6 +109,23 @@ class BLEUScore:
     def __repr__(self) -> str:
         return self.format()
 
+    @property
+    def mean(self) -> float | None:
+        """Bootstrap mean of the score, or ``None`` before :meth:`set_confidence`."""
+        return None if self._mean < 0 else self._mean  # -1.0: sacrebleu's "not set"
+
+    @property
+    def ci(self) -> float | None:
+        """Half the width of the 95 % bootstrap interval, or ``None`` before it is set."""
+        return None if self._mean < 0 else self._ci
+
+    def set_confidence(self, mean: float, ci: float) -> None:
+        """Record a bootstrap mean and 95 % half-interval (printed ``(μ = mean ± ci)``).
+
+        Stored in ``_mean``/``_ci``, as sacrebleu's ``BLEUScore`` stores them.
+        """
+        self._mean, self._ci = mean, ci
+
 
 class BLEUSignature:
     """The reproducibility signature of a BLEU configuration (Post, 2018).
@@ -161,6 +178,12 @@ class BLEUSignature:
     def update(self, key: str, value) -> None:
         """Add or change a field."""
         self.info[key] = value
+
+    def copy(self) -> BLEUSignature:
+        """An independent copy: updating it leaves this signature unchanged."""
+        other = object.__new__(type(self))
+        other.info = dict(self.info)
+        return other
 
     def __str__(self) -> str:
         return self.format()

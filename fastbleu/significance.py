@@ -58,12 +58,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.resample import (bootstrap_rows_float32, count_draws, randomization_rows,
-                                score_sums, weighted_sums)
+from ._kernels.resample import count_draws, float32_sums, randomization_sums, weighted_sums
 from ._kernels.threads import chunk_bounds, submit, submit_chunks
 from ._limits import MAX_SAMPLES
-from .score import (_COMPENSATED_SUM, _SMOOTH_CODES, BLEUScore, _formula_arguments,
-                    validate_statistics)
+from .metrics.base import Formula, Metric, Signature
+from .score import BLEUScore, validate_statistics
 
 #: sacrebleu's default seed, and its default numbers of resamples and trials
 #: (at most ``MAX_SAMPLES``, from ``fastbleu._limits``).
@@ -207,27 +206,12 @@ def _pipelined(chunks, launch) -> None:
 
 # -- statistics in, scores out -----------------------------------------------------------
 
-@dataclass
 class _Formula:
-    """The BLEU formula's options, as the kernels take them."""
+    """Until the tests move to ``bleu.formula``: ``_Formula.of(bleu)`` is ``bleu.formula``."""
 
-    max_order: int
-    smooth: int
-    smooth_value: float
-    effective_order: bool
-    weights: np.ndarray
-    ref_scale: int
-
-    @classmethod
-    def of(cls, bleu) -> _Formula:
-        _, value, weights, ref_scale = _formula_arguments(bleu.smooth_method, bleu.smooth_value,
-                                                          bleu.weights, bleu.ref_length)
-        return cls(bleu.max_ngram_order, _SMOOTH_CODES[bleu.smooth_method], value,
-                   bleu.effective_order, weights, ref_scale)
-
-    def args(self) -> tuple:
-        return (self.max_order, self.smooth, self.smooth_value, self.effective_order,
-                _COMPENSATED_SUM, self.weights, self.ref_scale)
+    @staticmethod
+    def of(bleu) -> Formula:
+        return bleu.formula
 
 
 def _side_by_side(stats: list[np.ndarray], dtype) -> np.ndarray:
@@ -243,12 +227,13 @@ def _min_rows(n_segments: int, width: int) -> int:
     return max(1, _MIN_WORK // max(1, n_segments * width))
 
 
-def bootstrap_scores(stats: list[np.ndarray], formula: _Formula, n_samples: int,
+def bootstrap_scores(stats: list[np.ndarray], formula: Formula, n_samples: int,
                      rng: np.random.Generator, sacrebleu_compat: bool = False) -> np.ndarray:
-    """BLEU of every system on every bootstrap resample: float64 ``(n_systems, n_samples)``.
+    """The score of every system on every bootstrap resample: float64 ``(n_systems, n_samples)``.
 
     Resample ``r`` is row ``r`` of ``rng.choice(n, size=(n_samples, n))``,
-    drawn chunk by chunk; all systems use the same resamples.
+    drawn chunk by chunk; all systems use the same resamples.  The sums of a
+    batch of resamples are scored by one ``formula.resampled_scores`` call.
     """
     if sacrebleu_compat:
         return _bootstrap_float32(stats, formula, n_samples, rng)
@@ -277,7 +262,7 @@ def bootstrap_scores(stats: list[np.ndarray], formula: _Formula, n_samples: int,
         for row in range(offset, offset + n_rows):
             if row in wrapped:
                 sums[row - offset] = wrapped.pop(row)
-        score_sums(sums, n_rows, len(stats), *formula.args(), out, offset)
+        formula.resampled_scores(sums, len(stats), out, offset)
 
     def count(part, counts, first_row, first_resample):
         """Count a block of draws into ``counts`` (runs on the pool)."""
@@ -319,17 +304,23 @@ def _bootstrap_float32(stats, formula, n_samples, rng) -> np.ndarray:
     n_segments = stats[0].shape[0]
     joined = _side_by_side(stats, np.float32)
     out = np.empty((len(stats), n_samples), dtype=np.float64)
-    min_rows = _min_rows(n_segments, joined.shape[1])
+    width = joined.shape[1]
+    min_rows = _min_rows(n_segments, width)
+
+    def piece(idx, first_row, first, last):
+        """Sum resamples ``first..last`` of a chunk of draws, then score them (one call each)."""
+        sums = np.empty((last - first, width), dtype=np.float32)
+        float32_sums(joined, idx, sums, first, last)
+        formula.resampled_scores(sums, len(stats), out, first_row + first)
 
     def launch(first_row, idx):
-        return submit_chunks(bootstrap_rows_float32, idx.shape[0], joined, idx, len(stats),
-                             *formula.args(), out, first_row, min_chunk=min_rows)
+        return submit_chunks(piece, idx.shape[0], idx, first_row, min_chunk=min_rows)
 
     _pipelined(index_chunks(rng, n_segments, n_samples), launch)
     return out
 
 
-def randomization_scores(baseline: np.ndarray, systems: list[np.ndarray], formula: _Formula,
+def randomization_scores(baseline: np.ndarray, systems: list[np.ndarray], formula: Formula,
                          n_trials: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """BLEU of both pseudo-systems of every system and trial: two ``(n_systems, n_trials)``
     arrays, A and B of sacrebleu's ``_paired_ar_test`` (A takes the baseline's segment where
@@ -340,12 +331,19 @@ def randomization_scores(baseline: np.ndarray, systems: list[np.ndarray], formul
     pair_sum = start + np.tile(baseline.sum(axis=0), len(systems))
     out_a = np.empty((len(systems), n_trials), dtype=np.float64)
     out_b = np.empty_like(out_a)
-    min_rows = _min_rows(n_segments // 2, diff.shape[1])
+    width = diff.shape[1]
+    min_rows = _min_rows(n_segments // 2, width)
+
+    def piece(flips, first_row, first, last):
+        """Sum trials ``first..last`` of a chunk of coins, then score A and B (one call each)."""
+        sums_a = np.empty((last - first, width), dtype=np.int64)
+        sums_b = np.empty_like(sums_a)
+        randomization_sums(diff, start, pair_sum, flips, sums_a, sums_b, first, last)
+        formula.resampled_scores(sums_a, len(systems), out_a, first_row + first)
+        formula.resampled_scores(sums_b, len(systems), out_b, first_row + first)
 
     def launch(first_row, flips):
-        return submit_chunks(randomization_rows, flips.shape[0], diff, start, pair_sum, flips,
-                             len(systems), *formula.args(), out_a, out_b, first_row,
-                             min_chunk=min_rows)
+        return submit_chunks(piece, flips.shape[0], flips, first_row, min_chunk=min_rows)
 
     _pipelined(flip_chunks(rng, n_segments, n_trials), launch)
     return out_a, out_b
@@ -385,12 +383,20 @@ def p_value(null_statistics: np.ndarray, observed: float) -> float:
 
 # -- inputs ------------------------------------------------------------------------------
 
-def _bleu_or_default(bleu):
-    from .bleu import BLEU
-
+def _bleu_or_default(bleu, metric=None) -> Metric:
+    """The metric of ``metric=`` or its alias ``bleu=``; default ``BLEU()``."""
+    if metric is not None:
+        if bleu is not None:
+            raise TypeError("pass metric= or its alias bleu=, not both")
+        if not isinstance(metric, Metric):
+            raise TypeError(f"metric must be a fastbleu metric (fastbleu.metrics.Metric), got "
+                            f"{type(metric).__name__}")
+        return metric
     if bleu is None:
-        return BLEU()
-    if not isinstance(bleu, BLEU):
+        from .metrics import get_metric
+
+        return get_metric("bleu")
+    if not isinstance(bleu, Metric):
         raise TypeError(f"bleu must be a fastbleu.BLEU, got {type(bleu).__name__}")
     return bleu
 
@@ -432,14 +438,14 @@ def system_statistics(systems, references, bleu, min_systems: int) -> list[np.nd
 
 
 def _corpus_score(bleu, stats: np.ndarray) -> BLEUScore:
-    return bleu._score(stats.sum(axis=0))
+    return bleu.formula.score(stats.sum(axis=0))
 
 
 # -- the tests ---------------------------------------------------------------------------
 
 def confidence_interval(hypotheses, references=None, *, bleu=None,
                         n_samples: int = DEFAULT_BOOTSTRAP, seed=None,
-                        sacrebleu_compat: bool = False) -> Result:
+                        sacrebleu_compat: bool = False, metric=None) -> Result:
     """Corpus BLEU with a bootstrap estimate of its mean and 95 % confidence interval.
 
     The percentile bootstrap (Efron & Tibshirani, 1993), as sacrebleu's
@@ -453,13 +459,15 @@ def confidence_interval(hypotheses, references=None, *, bleu=None,
     references : list of reference streams, optional
         Needed with hypotheses (unless ``bleu`` caches references).
     bleu : fastbleu.BLEU, optional
-        The BLEU options (default ``BLEU()``).
+        The BLEU options (default ``BLEU()``); an alias of ``metric``.
     n_samples : int
         Bootstrap resamples (default 1000).
     seed : int, str or None
         See :func:`resolve_seed` (default: ``$SACREBLEU_SEED`` or 12345).
     sacrebleu_compat : bool
         Sum resamples in float32 as sacrebleu does, for its numbers bit for bit.
+    metric : fastbleu.metrics.Metric, optional
+        The metric (default ``BLEU()``); ``bleu`` is its alias.
 
     Returns
     -------
@@ -467,24 +475,24 @@ def confidence_interval(hypotheses, references=None, *, bleu=None,
         ``score``, ``mean`` and ``ci`` (``p_value`` is None).
     """
     score = score_with_confidence(hypotheses, references, bleu=bleu, n_samples=n_samples,
-                                  seed=seed, sacrebleu_compat=sacrebleu_compat)
-    return Result(score.score, None, score._mean, score._ci)
+                                  seed=seed, sacrebleu_compat=sacrebleu_compat, metric=metric)
+    return Result(score.score, None, score.mean, score.ci)
 
 
 def score_with_confidence(hypotheses, references=None, *, bleu=None,
                           n_samples: int = DEFAULT_BOOTSTRAP, seed=None,
-                          sacrebleu_compat: bool = False) -> BLEUScore:
+                          sacrebleu_compat: bool = False, metric=None) -> BLEUScore:
     """As :func:`confidence_interval`, but returns the ``BLEUScore`` (which prints
     ``(μ = mean ± ci)`` as sacrebleu's does) and records ``bs`` and ``seed`` in ``bleu``'s
     signature."""
-    bleu = _bleu_or_default(bleu)
+    bleu = _bleu_or_default(bleu, metric)
     n_samples = _check_count(n_samples, "n_samples")
     value, label = resolve_seed(seed)
     stats = system_statistics([hypotheses], references, bleu, 1)[0]
     score = _corpus_score(bleu, stats)
-    scores = bootstrap_scores([stats], _Formula.of(bleu), n_samples,
+    scores = bootstrap_scores([stats], bleu.formula, n_samples,
                               np.random.default_rng(value), sacrebleu_compat)[0]
-    score._mean, score._ci = single_mean_ci(scores)
+    score.set_confidence(*single_mean_ci(scores))
     bleu.n_bootstrap = n_samples
     bleu.seed = label
     return score
@@ -492,7 +500,7 @@ def score_with_confidence(hypotheses, references=None, *, bleu=None,
 
 def paired_bootstrap(systems, references=None, *, bleu=None,
                      n_samples: int = DEFAULT_BOOTSTRAP, seed=None,
-                     sacrebleu_compat: bool = False) -> list[Result]:
+                     sacrebleu_compat: bool = False, metric=None) -> list[Result]:
     """Paired bootstrap resampling (Koehn, 2004) of every system against the first.
 
     All systems are scored on the same ``n_samples`` resamples of the
@@ -509,7 +517,7 @@ def paired_bootstrap(systems, references=None, *, bleu=None,
         The baseline first, then the systems: hypotheses (sequences of
         str or string columns) or segment statistics arrays, all of the
         same number of segments.
-    references, bleu, n_samples, seed, sacrebleu_compat
+    references, bleu, n_samples, seed, sacrebleu_compat, metric
         As for :func:`confidence_interval`.  With many systems, pass
         ``bleu=BLEU(references=refs)`` and no ``references`` to tokenize the
         references once rather than once per system.
@@ -519,13 +527,18 @@ def paired_bootstrap(systems, references=None, *, bleu=None,
     list of Result
         One per system, the baseline's with ``p_value`` None.
     """
-    bleu = _bleu_or_default(bleu)
+    bleu = _bleu_or_default(bleu, metric)
     n_samples = _check_count(n_samples, "n_samples")
     value, _ = resolve_seed(seed)
     stats = system_statistics(systems, references, bleu, 2)
-    real = [_corpus_score(bleu, block).score for block in stats]
-    scores = bootstrap_scores(stats, _Formula.of(bleu), n_samples,
-                              np.random.default_rng(value), sacrebleu_compat)
+    return _bootstrap_test(stats, bleu.formula, n_samples, value, sacrebleu_compat)
+
+
+def _bootstrap_test(stats, formula, n_samples, value, sacrebleu_compat) -> list[Result]:
+    """Koehn's test on checked statistics (``value``: the resolved seed)."""
+    real = [formula.score(block.sum(axis=0)).score for block in stats]
+    scores = bootstrap_scores(stats, formula, n_samples, np.random.default_rng(value),
+                              sacrebleu_compat)
     results = [Result(real[0], None, *paired_mean_ci(scores[0]))]
     for s in range(1, len(stats)):
         observed = abs(real[0] - real[s])
@@ -536,7 +549,8 @@ def paired_bootstrap(systems, references=None, *, bleu=None,
 
 
 def paired_ar(systems, references=None, *, bleu=None, n_samples: int = DEFAULT_TRIALS,
-              n_confidence: int = -1, seed=None, sacrebleu_compat: bool = False) -> list[Result]:
+              n_confidence: int = -1, seed=None, sacrebleu_compat: bool = False,
+              metric=None) -> list[Result]:
     """Paired approximate randomization (Riezler & Maxwell, 2005) against the first system.
 
     In every trial a fair coin per segment decides whether the baseline's
@@ -547,7 +561,7 @@ def paired_ar(systems, references=None, *, bleu=None, n_samples: int = DEFAULT_T
 
     Parameters
     ----------
-    systems, references, bleu, seed, sacrebleu_compat
+    systems, references, bleu, seed, sacrebleu_compat, metric
         As for :func:`paired_bootstrap`.
     n_samples : int
         Trials (default 10000).
@@ -562,8 +576,16 @@ def paired_ar(systems, references=None, *, bleu=None, n_samples: int = DEFAULT_T
     -------
     list of Result
     """
-    bleu = _bleu_or_default(bleu)
+    bleu = _bleu_or_default(bleu, metric)
     n_samples = _check_count(n_samples, "n_samples")
+    n_confidence = _confidence_count(n_confidence)
+    value, _ = resolve_seed(seed)
+    stats = system_statistics(systems, references, bleu, 2)
+    return _ar_test(stats, bleu.formula, n_samples, n_confidence, value, sacrebleu_compat)
+
+
+def _confidence_count(n_confidence) -> int:
+    """``n_confidence`` checked: ``-1`` (none) or a number of resamples (``0``: 1000)."""
     if isinstance(n_confidence, bool) or not isinstance(n_confidence, (int, np.integer)):
         raise TypeError(f"n_confidence must be an int, got {type(n_confidence).__name__}")
     if n_confidence == 0:
@@ -573,10 +595,12 @@ def paired_ar(systems, references=None, *, bleu=None, n_samples: int = DEFAULT_T
                          f"{n_confidence}")
     elif n_confidence > 0:
         n_confidence = _check_count(n_confidence, "n_confidence")
-    value, _ = resolve_seed(seed)
-    stats = system_statistics(systems, references, bleu, 2)
-    formula = _Formula.of(bleu)
-    real = [_corpus_score(bleu, block).score for block in stats]
+    return int(n_confidence)
+
+
+def _ar_test(stats, formula, n_samples, n_confidence, value, sacrebleu_compat) -> list[Result]:
+    """Riezler & Maxwell's test on checked statistics (``value``: the resolved seed)."""
+    real = [formula.score(block.sum(axis=0)).score for block in stats]
     rng = np.random.default_rng(value)
     scores_a, scores_b = randomization_scores(stats[0], stats[1:], formula, n_samples, rng)
     results = [Result(real[0])]
@@ -596,13 +620,118 @@ def paired_ar(systems, references=None, *, bleu=None, n_samples: int = DEFAULT_T
     return results
 
 
-def paired_signature(bleu, test: str, n_samples: int, seed_label: str,
-                     n_confidence: int = -1):
-    """``bleu``'s signature with sacrebleu's fields for a paired test
-    (``bs``/``ar`` with the number of resamples or trials, and ``seed``)."""
-    signature = bleu.get_signature()
+def paired_signature(signature, test: str, n_samples: int, seed_label: str,
+                     n_confidence: int = -1) -> Signature:
+    """A signature with sacrebleu's fields for a paired test: the one builder.
+
+    Parameters
+    ----------
+    signature : Signature
+        The metric's signature (``metric.signature(num_refs, ...)`` or
+        ``metric.get_signature()``); it is copied, not changed.  A metric is
+        accepted too (its ``get_signature()``), for callers not yet updated.
+    test : {"bs", "ar"}
+        The field of the test, set to ``n_samples``.
+    n_samples : int
+        Resamples (``bs``) or trials (``ar``).
+    seed_label : str
+        The ``seed`` field (:func:`resolve_seed`'s label).
+    n_confidence : int
+        With ``ar``, the bootstrap resamples of the confidence intervals
+        (``bs`` field) when positive.
+
+    Returns
+    -------
+    Signature
+    """
+    if isinstance(signature, Metric):
+        signature = signature.get_signature()
+    else:
+        signature = signature.copy()
     signature.update("seed", seed_label)
     signature.update(test, n_samples)
     if n_confidence > 0:
         signature.update("bs", n_confidence)
     return signature
+
+
+#: The paired tests by their sacrebleu names, with their default numbers of samples.
+TESTS = {"bs": DEFAULT_BOOTSTRAP, "ar": DEFAULT_TRIALS}
+
+
+def default_samples(test: str) -> int:
+    """sacrebleu's default number of resamples (``bs``: 1000) or trials (``ar``: 10000)."""
+    return TESTS[_check_test(test)]
+
+
+def _check_test(test) -> str:
+    if test not in TESTS:
+        raise ValueError(f"unknown paired test {test!r}; choose 'bs' (paired bootstrap) or "
+                         "'ar' (approximate randomization)")
+    return test
+
+
+def check_count(value, name: str) -> int:
+    """``value`` as an int if it is a whole number of at least 1, else a TypeError/ValueError
+    naming ``name`` (numbers of resamples and trials)."""
+    return _check_count(value, name)
+
+
+def paired_test(stats: list, formula: Formula, test: str = "bs", *, n_samples: int | None = None,
+                n_confidence: int = -1, seed=None, sacrebleu_compat: bool = False
+                ) -> list[Result]:
+    """A paired test of every system against the first, on statistics: the one entry point.
+
+    Paired bootstrap resampling (Koehn, 2004; see :func:`paired_bootstrap`)
+    or paired approximate randomization (Riezler & Maxwell, 2005; see
+    :func:`paired_ar`), with sacrebleu's draws and numbers.
+
+    Parameters
+    ----------
+    stats : list of numpy.ndarray
+        The baseline's segment statistics first, then each system's, all of
+        the same number of rows (``metric.segment_statistics``); each is
+        checked by ``formula.check_rows``.
+    formula : Formula
+        The metric's formula (``metric.formula``).
+    test : {"bs", "ar"}
+        Paired bootstrap or approximate randomization.
+    n_samples : int, optional
+        Resamples or trials; default :func:`default_samples`.
+    n_confidence : int
+        ``ar`` only: bootstrap resamples for every system's mean and CI
+        (``-1``: none, ``0``: 1000).
+    seed : int, str or None
+        See :func:`resolve_seed`.
+    sacrebleu_compat : bool
+        Sum bootstrap resamples in float32 as sacrebleu does.
+
+    Returns
+    -------
+    list of Result
+        One per system, the baseline's first with ``p_value`` None.
+    """
+    test = _check_test(test)
+    n_samples = check_count(default_samples(test) if n_samples is None else n_samples,
+                            "n_samples")
+    n_confidence = _confidence_count(n_confidence)
+    if test == "bs" and n_confidence != -1:
+        raise ValueError("n_confidence is for the 'ar' test; the bootstrap estimates the "
+                         "confidence intervals from its own resamples")
+    value, _ = resolve_seed(seed)
+    if isinstance(stats, np.ndarray) or not hasattr(stats, "__len__"):
+        raise TypeError("stats must be a list of statistics arrays, baseline first")
+    if len(stats) < 2:
+        raise ValueError(f"a paired test needs a baseline and at least one system; got "
+                         f"{len(stats)} system(s)")
+    stats = [formula.check_rows(block, f"statistics of system {k}")
+             for k, block in enumerate(stats)]
+    n = stats[0].shape[0]
+    for k, block in enumerate(stats):
+        if block.shape[0] != n:
+            raise ValueError(f"system {k} has {block.shape[0]} segments but system 0 has {n}")
+    if n == 0:
+        raise ValueError("no segments: resampling needs at least one")
+    if test == "bs":
+        return _bootstrap_test(stats, formula, n_samples, value, sacrebleu_compat)
+    return _ar_test(stats, formula, n_samples, n_confidence, value, sacrebleu_compat)

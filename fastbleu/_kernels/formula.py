@@ -162,3 +162,53 @@ def bleu_per_row(stats, max_order, smooth, smooth_value, effective_order, compen
     """``out[i]`` = BLEU of statistics row ``i`` (sentence BLEU), on several threads."""
     for_chunks(_chunk_scores, stats.shape[0], stats, max_order, smooth, smooth_value,
                effective_order, compensated, weights, ref_scale, out)
+
+
+# -- the score of resampled sums (bootstrap resamples, randomization trials) ------------
+#
+# The resampling engines (:mod:`fastbleu.resampling`, today in
+# :mod:`fastbleu.significance`) sum the statistics of a batch of resamples with the
+# metric-agnostic kernels of :mod:`.resample`, then make ONE call per batch to the
+# kernel below through ``BLEUFormula.resampled_scores``.  A kernel per metric, not a
+# generic kernel taking the formula as a jitted function: numba compiles such a kernel
+# per dispatcher type and misses its on-disk cache on every process start.
+#
+# ``sums[b]`` is ``[row of system 0 | row of system 1 | ...]`` (each row
+# ``2 + 2 * max_order`` wide); ``out[s, offset + b]`` receives system ``s``'s BLEU.
+
+@njit(cache=True, nogil=True)
+def _score_systems(acc, n_systems, max_order, smooth, smooth_value, effective_order,
+                   compensated, weights, ref_scale, precisions, out, column, single):
+    width = acc.size // n_systems
+    for s in range(n_systems):
+        out[s, column] = _bleu(acc[s * width:(s + 1) * width], max_order, smooth, smooth_value,
+                               effective_order, compensated, precisions, weights, ref_scale,
+                               single)[0]
+
+
+@njit(cache=True, nogil=True)
+def bleu_of_sums(sums, n_systems, max_order, smooth, smooth_value, effective_order,
+                 compensated, weights, ref_scale, out, offset):
+    """``out[s, offset + b]`` = BLEU of system ``s`` from the int64 summed row ``sums[b]``.
+
+    Exactly ``bleu_from_row`` of each system's slice (float64 arithmetic,
+    sacrebleu's order of operations).
+    """
+    precisions = np.empty(max_order, dtype=np.float64)
+    for b in range(sums.shape[0]):
+        _score_systems(sums[b], n_systems, max_order, smooth, smooth_value, effective_order,
+                       compensated, weights, ref_scale, precisions, out, offset + b, False)
+
+
+@njit(cache=True, nogil=True)
+def bleu_of_float32_sums(sums, n_systems, max_order, smooth, smooth_value, effective_order,
+                         compensated, weights, ref_scale, out, offset):
+    """``bleu_of_sums`` for float32 sums, scored as ``bleu_from_float32_row`` does.
+
+    sacrebleu's bootstrap passes float32 sums to ``compute_bleu``, whose
+    precisions are then float32 arithmetic (see ``bleu_from_float32_row``).
+    """
+    precisions = np.empty(max_order, dtype=np.float64)
+    for b in range(sums.shape[0]):
+        _score_systems(sums[b], n_systems, max_order, smooth, smooth_value, effective_order,
+                       compensated, weights, ref_scale, precisions, out, offset + b, True)

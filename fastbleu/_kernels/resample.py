@@ -1,11 +1,13 @@
-"""Resampled statistics -> BLEU: the kernels behind bootstrap and approximate randomization.
+"""Resampled statistics -> their sums: the kernels behind bootstrap and approximate randomization.
 
 Every system's per-segment statistics sit side by side in one array,
 ``stats[i] = [row of system 0 | row of system 1 | ...]``, so that one segment
 is one contiguous stretch of memory for all systems.  The draws themselves
 are made by numpy in the caller, in sacrebleu's order (see
-:mod:`fastbleu.significance`); the kernels turn them into one BLEU per system
-and resample (or trial).
+:mod:`fastbleu.significance`); the kernels here turn them into one summed row
+per resample (or trial), and know nothing of the metric: the caller then
+scores a batch of sums with one call to its formula's kernel
+(``Formula.resampled_scores``; for BLEU :func:`.formula.bleu_of_sums`).
 
 Exact bootstrap (int64).  A resample's sum does not depend on the order of
 its indices, so each resample is first turned into counts (how often each
@@ -19,28 +21,16 @@ float32 bootstrap (``sacrebleu_compat``).  sacrebleu gathers each resample
 into a C-ordered ``(n_segments, width)`` float32 block and calls
 ``block.sum(0)``; with the reduction axis outermost numpy adds the rows one
 after the other in index order (a plain running sum per column, not its
-pairwise summation).  :func:`bootstrap_rows_float32` does the same additions
-in the same order, and scores with ``bleu_from_float32_row``.
+pairwise summation).  :func:`float32_sums` does the same additions in the
+same order (the formula then scores them as sacrebleu does, e.g.
+:func:`.formula.bleu_of_float32_sums`).
 
 Approximate randomization (int64 in both modes, as in sacrebleu): see
-:func:`randomization_rows`.
+:func:`randomization_sums`.
 """
 
 import numpy as np
 from numba import njit
-
-from .formula import bleu_from_float32_row, bleu_from_row
-
-
-@njit(cache=True, nogil=True)
-def _score_systems(acc, n_systems, max_order, smooth, smooth_value, effective_order,
-                   compensated, weights, ref_scale, precisions, out, column):
-    width = acc.size // n_systems
-    for s in range(n_systems):
-        out[s, column] = bleu_from_row(acc[s * width:(s + 1) * width], max_order, smooth,
-                                       smooth_value, effective_order, compensated, precisions,
-                                       weights, ref_scale)[0]
-
 
 #: Segments per block of the blocked loops (a block of statistics stays in the cache).
 _BLOCK = 1024
@@ -107,42 +97,27 @@ def weighted_sums(stats, counts, n_rows, sums, first, last):
 
 
 @njit(cache=True, nogil=True)
-def score_sums(sums, n_rows, n_systems, max_order, smooth, smooth_value, effective_order,
-               compensated, weights, ref_scale, out, offset):
-    """``out[s, offset + b]`` = BLEU of system ``s`` from the summed row ``sums[b]``."""
-    precisions = np.empty(max_order, dtype=np.float64)
-    for b in range(n_rows):
-        _score_systems(sums[b], n_systems, max_order, smooth, smooth_value, effective_order,
-                       compensated, weights, ref_scale, precisions, out, offset + b)
+def float32_sums(stats, idx, sums, first, last):
+    """``sums[r - first]`` = the float32 sum of the rows ``stats[idx[r]]``, for ``first <= r < last``.
 
-
-@njit(cache=True, nogil=True)
-def bootstrap_rows_float32(stats, idx, n_systems, max_order, smooth, smooth_value,
-                           effective_order, compensated, weights, ref_scale, out, offset,
-                           first, last):
-    """``out[s, offset + r]`` = BLEU of system ``s`` on the resample ``idx[r]``, summed and
-    scored in float32 as sacrebleu does (rows added in index order)."""
-    acc = np.zeros(stats.shape[1], dtype=np.float32)
-    precisions = np.empty(max_order, dtype=np.float64)
+    The rows are added in index order, rounded to float32 after every
+    addition: numpy's ``stats[idx[r]].sum(0)`` on a C-ordered float32 block,
+    as sacrebleu computes a resample's statistics.
+    """
     n_segments = idx.shape[1]
-    width = stats.shape[1] // n_systems
+    width = stats.shape[1]
     for r in range(first, last):
+        acc = sums[r - first]
         acc[:] = 0
         for i in range(n_segments):
             row = stats[idx[r, i]]
-            for c in range(acc.size):
+            for c in range(width):
                 acc[c] += row[c]  # float32 + float32, rounded to float32 each time
-        for s in range(n_systems):
-            out[s, offset + r] = bleu_from_float32_row(
-                acc[s * width:(s + 1) * width], max_order, smooth, smooth_value,
-                effective_order, compensated, precisions, weights, ref_scale)[0]
 
 
 @njit(cache=True, nogil=True)
-def randomization_rows(diff, start, pair_sum, flips, n_systems, max_order, smooth, smooth_value,
-                       effective_order, compensated, weights, ref_scale, out_a, out_b, offset,
-                       first, last):
-    """Approximate randomization trials ``first..last`` of a chunk of coin flips.
+def randomization_sums(diff, start, pair_sum, flips, sums_a, sums_b, first, last):
+    """Summed rows of approximate randomization trials ``first..last`` of a chunk of coin flips.
 
     For trial ``t`` and system ``s``, pseudo-system A takes the baseline's
     row of every segment whose flip is set and the system's row otherwise;
@@ -152,29 +127,21 @@ def randomization_rows(diff, start, pair_sum, flips, n_systems, max_order, smoot
     are ``start + sum(diff[flipped])`` and B's ``pair_sum - A`` (all int64,
     exact), so only flipped segments are added.  Segments are visited block
     by block for all trials of the chunk, so ``diff`` streams through the
-    cache once per chunk.
+    cache once per chunk.  Writes ``sums_a[t - first]`` and ``sums_b[t - first]``.
     """
     width = diff.shape[1]
     n_segments = flips.shape[1]
-    acc = np.empty((last - first, width), dtype=np.int64)
     for t in range(last - first):
-        acc[t] = start
+        sums_a[t] = start
     for block in range(0, n_segments, _BLOCK):
         end = min(block + _BLOCK, n_segments)
         for t in range(first, last):
-            total = acc[t - first]
+            total = sums_a[t - first]
             for i in range(block, end):
                 if flips[t, i]:
                     row = diff[i]
                     for col in range(width):
                         total[col] += row[col]
-    other = np.empty(width, dtype=np.int64)
-    precisions = np.empty(max_order, dtype=np.float64)
-    for t in range(first, last):
-        total = acc[t - first]
+    for t in range(last - first):
         for col in range(width):
-            other[col] = pair_sum[col] - total[col]
-        _score_systems(total, n_systems, max_order, smooth, smooth_value, effective_order,
-                       compensated, weights, ref_scale, precisions, out_a, offset + t)
-        _score_systems(other, n_systems, max_order, smooth, smooth_value, effective_order,
-                       compensated, weights, ref_scale, precisions, out_b, offset + t)
+            sums_b[t, col] = pair_sum[col] - sums_a[t, col]

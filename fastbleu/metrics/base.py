@@ -1,0 +1,241 @@
+"""The shape every metric has: statistics, a formula, a signature.
+
+A metric turns text into an int64 array with one fixed-width, summable row
+per segment (its *statistics*); a *formula* turns rows into scores, and the
+corpus score is the formula of the column sums; a *signature* records the
+options that make a number reproducible.  Everything downstream of the
+statistics (groups, documents, ``--segments-out``, Dask merges, bootstrap and
+approximate randomization, reports) works through this seam and knows
+nothing of a particular metric.
+
+The split follows sacrebleu's ``sacrebleu/metrics/base.py`` (a metric
+extracts statistics, computes a score from them, and wraps it in a score
+object with a signature), made array-first: a formula scores many rows, or
+many resampled sums, in one kernel call instead of one Python call per row.
+
+This module imports numpy only (no numba), so that ``fastbleu.metrics`` can
+be imported cheaply.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..statistics import HashBuffer
+    from ..text import TextColumn
+
+
+@runtime_checkable
+class Score(Protocol):
+    """A corpus or sentence score, printed as sacrebleu prints its ``Score``.
+
+    Attributes
+    ----------
+    name : str
+        The metric's name, e.g. ``"BLEU"``.
+    score : float
+        The score.
+    mean, ci : float or None
+        The bootstrap mean and 95 % half-interval, ``None`` until
+        :meth:`set_confidence` is called.
+    """
+
+    name: str
+    score: float
+
+    @property
+    def mean(self) -> float | None: ...
+
+    @property
+    def ci(self) -> float | None: ...
+
+    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
+               is_json: bool = False) -> str:
+        """The score as a line of text (or JSON), as sacrebleu renders it."""
+
+    def set_confidence(self, mean: float, ci: float) -> None:
+        """Record a bootstrap mean and 95 % half-interval (printed ``(μ = mean ± ci)``)."""
+
+
+@runtime_checkable
+class Signature(Protocol):
+    """A reproducibility signature (Post, 2018): ``key:value`` pairs joined by ``|``."""
+
+    def format(self, short: bool = False) -> str:
+        """The signature as text; ``short`` uses sacrebleu's abbreviations."""
+
+    def update(self, key: str, value) -> None:
+        """Add or change a field."""
+
+    def copy(self) -> Signature:
+        """An independent copy (updating it leaves this one unchanged)."""
+
+
+class Formula(ABC):
+    """Statistics rows -> scores, for one metric and one set of its options.
+
+    A formula is immutable, hashable and picklable (it is sent to Dask
+    workers).  Its statistics rows are ``row_width`` int64 columns named by
+    :attr:`statistics_names`; rows are summable, so the corpus score of a set
+    of segments is ``score(rows.sum(axis=0))``.
+
+    Attributes
+    ----------
+    name : str
+        The metric's name, as its scores print it.
+    sentence_column : str
+        The column name of per-segment scores (``--segments-out``).
+    row_width : int
+        Columns of one statistics row.
+    """
+
+    name: ClassVar[str]
+    sentence_column: ClassVar[str]
+    row_width: int
+
+    @property
+    @abstractmethod
+    def statistics_names(self) -> tuple[str, ...]:
+        """The names of a row's ``row_width`` columns, in order."""
+
+    @abstractmethod
+    def score(self, row: np.ndarray) -> Score:
+        """The score of one (summed) statistics row.
+
+        Parameters
+        ----------
+        row : array of int
+            ``row_width`` values.
+
+        Returns
+        -------
+        Score
+        """
+
+    @abstractmethod
+    def scores(self, rows: np.ndarray) -> np.ndarray:
+        """The score of every row of a statistics array.
+
+        Parameters
+        ----------
+        rows : numpy.ndarray
+            int64, shape ``(n, row_width)``.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, shape ``(n,)``; ``scores(rows)[i] == score(rows[i]).score``.
+        """
+
+    @abstractmethod
+    def resampled_scores(self, sums: np.ndarray, n_systems: int, out: np.ndarray,
+                         offset: int) -> None:
+        """Score a batch of resampled sums of several systems, in one kernel call.
+
+        Parameters
+        ----------
+        sums : numpy.ndarray
+            Shape ``(k, n_systems * row_width)``: row ``b`` holds the summed
+            statistics of resample ``b`` of every system side by side.  int64
+            (exact) or float32 (sacrebleu's float32 bootstrap sums, scored
+            with sacrebleu's float32 arithmetic).
+        n_systems : int
+            Systems side by side in a row of ``sums``.
+        out : numpy.ndarray
+            float64, shape ``(n_systems, n_resamples)``;
+            ``out[s, offset + b]`` receives system ``s``'s score of ``sums[b]``.
+        offset : int
+            Column of ``out`` for ``sums[0]``.
+        """
+
+    def sentence_formula(self) -> Formula:
+        """The formula of sentence-level scores (per-segment columns); by default itself."""
+        return self
+
+    @abstractmethod
+    def check_rows(self, stats, what: str = "statistics") -> np.ndarray:
+        """Validate a statistics array and return it as C-contiguous int64.
+
+        Parameters
+        ----------
+        stats : array-like of int
+            Shape ``(n, row_width)``.
+        what : str
+            How messages name the array (e.g. ``"statistics of system 1"``).
+
+        Raises
+        ------
+        TypeError
+            If ``stats`` is not an array of integers.
+        ValueError
+            If its shape is wrong or its values cannot be statistics; the
+            message says which row and column.
+        """
+
+    @abstractmethod
+    def signature_fields(self) -> dict:
+        """The formula's signature fields, formatted (e.g. ``{"smooth": "exp", ...}``)."""
+
+
+class Metric(ABC):
+    """A metric: statistics extraction, a :class:`Formula` and a signature.
+
+    Attributes
+    ----------
+    name : str
+        The metric's name.
+    formula : Formula
+        Its formula (options of scoring, not of statistics extraction).
+    num_refs : int or None
+        References per segment once seen (``-1`` when it varies).
+    n_bootstrap : int or None
+    seed : str or None
+        The bootstrap fields of the signature, once a confidence interval
+        has been estimated.
+    """
+
+    name: ClassVar[str]
+    formula: Formula
+
+    @abstractmethod
+    def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
+        """Statistics rows, one per segment: int64 ``(n_segments, formula.row_width)``."""
+
+    @abstractmethod
+    def column_statistics(self, hypotheses: TextColumn, references, *,
+                          tokenizer=None,
+                          buffers: tuple[HashBuffer, HashBuffer] | None = None) -> np.ndarray:
+        """Statistics of already-converted text columns (the fast path of tables and Dask).
+
+        Parameters
+        ----------
+        hypotheses : TextColumn
+        references : list of TextColumn
+            As long as ``hypotheses``; the caller has checked them.
+        tokenizer : str, optional
+            A tokenizer name for these rows instead of the metric's own.
+        buffers : (HashBuffer, HashBuffer), optional
+            Scratch to reuse across calls.
+        """
+
+    @abstractmethod
+    def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> Score:
+        """The corpus score: the formula of the summed statistics."""
+
+    @abstractmethod
+    def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
+        """The sentence score of every segment, float64."""
+
+    @abstractmethod
+    def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> Signature:
+        """The signature for ``num_refs`` references per segment (``-1``: varies)."""
+
+    def get_signature(self) -> Signature:
+        """The signature of this configuration, once references have been seen."""
+        if self.num_refs is None:
+            raise ValueError("Number of references unknown, please evaluate the metric first.")
+        return self.signature(self.num_refs)

@@ -1,0 +1,277 @@
+"""The BLEU formula as a value: its options, its row layout and its kernels.
+
+:class:`BLEUFormula` holds everything that turns BLEU statistics rows into
+scores (Papineni et al., 2002; smoothing of Chen & Cherry, 2014, as
+sacrebleu names it): the maximum n-gram order, the smoothing, effective
+order, the order weights and the brevity penalty's reference-length rule.
+It is frozen, hashable and picklable, and computes in sacrebleu's order of
+operations (the kernels are in :mod:`fastbleu._kernels.formula`).
+
+A row is ``[hyp_len, ref_len, match_1..match_N, total_1..total_N]``,
+sacrebleu's order: :attr:`BLEUFormula.row_width` is ``2 + 2 * max_order``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from typing import ClassVar
+
+import numpy as np
+
+from .._kernels.counting import AVERAGE_SCALE
+from .._kernels.formula import (SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE,
+                                bleu_from_row, bleu_of_float32_sums, bleu_of_sums,
+                                bleu_per_row)
+from ..score import REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, validate_smoothing
+from .base import Formula
+
+#: The kernels' code of each smoothing method.
+SMOOTH_CODES = {"none": SMOOTH_NONE, "floor": SMOOTH_FLOOR, "add-k": SMOOTH_ADD_K,
+                "exp": SMOOTH_EXP}
+#: Python's sum() of floats is compensated from 3.12 on; sacrebleu sums its
+#: log-precisions with sum(), so the kernels follow the running interpreter.
+COMPENSATED_SUM = sys.version_info >= (3, 12)
+_NO_WEIGHTS = np.zeros(0, dtype=np.float64)
+
+
+def bleu_row_width(max_order: int) -> int:
+    """Columns of a BLEU statistics row: ``2 + 2 * max_order``."""
+    return 2 + 2 * max_order
+
+
+@dataclass(frozen=True)
+class BLEUFormula(Formula):
+    """BLEU of statistics rows, bit for bit as sacrebleu 2.6 computes it.
+
+    Parameters
+    ----------
+    max_order : int
+        Highest n-gram order (default 4).
+    smooth_method : {"exp", "floor", "add-k", "none"}
+        Smoothing of zero n-gram precisions (Chen & Cherry, 2014).
+    smooth_value : float, optional
+        The value for ``floor`` (default 0.1) and ``add-k`` (default 1).
+    effective_order : bool
+        Stop at the first n-gram order with no n-grams (sentence BLEU).
+    weights : tuple of float, optional
+        Weights of the orders: ``BP * exp(sum w_n log p_n / sum w_n)``
+        (Papineni et al., 2002); default sacrebleu's uniform mean.
+    ref_length : {"closest", "shortest", "average"}
+        The statistics' reference-length rule; ``"average"`` rows carry the
+        reference length scaled by the counting kernel's ``AVERAGE_SCALE``.
+
+    Attributes
+    ----------
+    row_width : int
+        ``2 + 2 * max_order``: a row is ``[hyp_len, ref_len,
+        match_1..match_N, total_1..total_N]``.
+    ref_length_code : int
+        The counting kernel's code of ``ref_length``.
+    kernel_args : tuple
+        The formula's arguments as the kernels of
+        :mod:`fastbleu._kernels.formula` take them: ``(max_order, smooth code,
+        smooth value, effective_order, compensated sum, weights (float64),
+        ref_scale)``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For options sacrebleu (or fastbleu's extensions) would not accept,
+        with the messages of :class:`fastbleu.BLEU`.
+    """
+
+    max_order: int = 4
+    smooth_method: str = "exp"
+    smooth_value: float | None = None
+    effective_order: bool = False
+    weights: tuple[float, ...] | None = None
+    ref_length: str = "closest"
+    row_width: int = field(init=False)
+    ref_length_code: int = field(init=False)
+    kernel_args: tuple = field(init=False, repr=False, compare=False, hash=False)
+
+    name: ClassVar[str] = "BLEU"
+    sentence_column: ClassVar[str] = "sentence_bleu"
+
+    def __post_init__(self):
+        validate_smoothing(self.smooth_method, self.smooth_value)
+        if self.ref_length not in REF_LENGTHS:
+            raise ValueError(f"unknown ref_length {self.ref_length!r}; choose one of "
+                             f"{', '.join(REF_LENGTHS)}")
+        order = self.max_order
+        if isinstance(order, bool) or not isinstance(order, (int, np.integer)):
+            raise TypeError(f"max_ngram_order must be an int, got {type(order).__name__}")
+        if order < 1:
+            raise ValueError(f"max_ngram_order must be at least 1, got {order}")
+        order = int(order)
+        weights = self.weights
+        if weights is not None:
+            if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
+                raise TypeError("weights must be a sequence of numbers, one per n-gram order")
+            if len(weights) != order:
+                raise ValueError(f"weights has {len(weights)} values but max_ngram_order is "
+                                 f"{order}")
+            weights = tuple(float(w) for w in weights)
+            if any(not np.isfinite(w) or w < 0 for w in weights) or weights[0] <= 0:
+                raise ValueError("weights must be finite and non-negative, with a positive "
+                                 "unigram weight")
+        value = self.smooth_value
+        if value is None:
+            value = SMOOTH_DEFAULTS[self.smooth_method]
+        ref_scale = AVERAGE_SCALE if self.ref_length == "average" else 1
+        set_ = object.__setattr__  # frozen: normalise once, here
+        set_(self, "max_order", order)
+        set_(self, "effective_order", bool(self.effective_order))
+        set_(self, "weights", weights)
+        set_(self, "row_width", bleu_row_width(order))
+        set_(self, "ref_length_code", REF_LENGTHS[self.ref_length])
+        set_(self, "kernel_args", (
+            order, SMOOTH_CODES[self.smooth_method], 0.0 if value is None else float(value),
+            self.effective_order, COMPENSATED_SUM,
+            _NO_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64),
+            ref_scale))
+
+    # -- the row layout ------------------------------------------------------------------
+
+    @property
+    def statistics_names(self) -> tuple[str, ...]:
+        """``("hyp_len", "ref_len", "match_1", .., "total_1", ..)``, sacrebleu's order."""
+        orders = range(1, self.max_order + 1)
+        return ("hyp_len", "ref_len", *(f"match_{n}" for n in orders),
+                *(f"total_{n}" for n in orders))
+
+    def matches(self, rows: np.ndarray) -> np.ndarray:
+        """The matching n-gram counts of a row (or of every row), orders 1..N."""
+        return rows[..., 2:2 + self.max_order]
+
+    def totals(self, rows: np.ndarray) -> np.ndarray:
+        """The hypothesis n-gram counts of a row (or of every row), orders 1..N."""
+        return rows[..., 2 + self.max_order:self.row_width]
+
+    def check_rows(self, stats, what: str = "statistics") -> np.ndarray:
+        """Validate a BLEU statistics array; return it as C-contiguous int64.
+
+        The one check of statistics given by a caller (paired tests, tables
+        of statistics, anything that did not compute them itself): 2-D,
+        integers, ``row_width`` columns, no negative count, and no order with
+        more matching n-grams than n-grams.
+
+        Parameters
+        ----------
+        stats : array-like of int
+            Shape ``(n, row_width)``.
+        what : str
+            How messages name the array (e.g. ``"statistics of system 1"``).
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, C-contiguous (``stats`` itself when it already is).
+
+        Raises
+        ------
+        TypeError
+            If ``stats`` does not hold integers.
+        ValueError
+            If it is not 2-D, has the wrong width, or holds values that no
+            text gives; the message names the first bad row and column.
+        """
+        array = np.asarray(stats)
+        if not (np.issubdtype(array.dtype, np.integer) and array.dtype != np.bool_):
+            raise TypeError(f"{what} must be an array of integers (BLEU.segment_statistics), "
+                            f"got dtype {array.dtype}")
+        if array.ndim != 2:
+            raise ValueError(f"{what} must be 2-D, one row per segment; got shape "
+                             f"{array.shape}")
+        if array.shape[1] != self.row_width:
+            raise ValueError(f"{what} have {array.shape[1]} columns; max_ngram_order "
+                             f"{self.max_order} needs {self.row_width}")
+        if array.dtype.kind == "u" and array.size and \
+                array.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{what} hold counts beyond the int64 range")
+        rows = np.ascontiguousarray(array, dtype=np.int64)
+        if not rows.size:
+            return rows
+        if rows.min() < 0:
+            row, column = (int(i) for i in np.argwhere(rows < 0)[0])
+            raise ValueError(f"{what} hold negative counts (row {row}, "
+                             f"{self.statistics_names[column]} = {rows[row, column]})")
+        over = self.matches(rows) > self.totals(rows)
+        if over.any():
+            row, order = (int(i) for i in np.argwhere(over)[0])
+            raise ValueError(f"{what}, row {row}: match_{order + 1} = "
+                             f"{rows[row, 2 + order]} exceeds total_{order + 1} = "
+                             f"{rows[row, 2 + self.max_order + order]} (matching n-grams "
+                             "are a subset of the hypothesis n-grams)")
+        return rows
+
+    # -- scores ----------------------------------------------------------------------------
+
+    def score(self, row) -> BLEUScore:
+        """BLEU of one (summed) statistics row, with sacrebleu's ``BLEUScore`` fields.
+
+        The formula is Papineni et al. (2002) with Chen & Cherry's (2014)
+        smoothing, in sacrebleu's order of operations (see
+        :mod:`fastbleu._kernels.formula`).
+        """
+        order = self.max_order
+        row = np.ascontiguousarray(row, dtype=np.int64)
+        precisions = np.empty(order, dtype=np.float64)
+        score, bp = bleu_from_row(row, *self.kernel_args[:5], precisions, *self.kernel_args[5:])
+        counts = [int(x) for x in row[2:2 + order]]
+        totals = [int(x) for x in row[2 + order:self.row_width]]
+        if self.smooth_method == "add-k" and any(counts):
+            # sacrebleu adds k to its count lists in place before testing for a
+            # zero total; its BLEUScore shows the smoothed lists.
+            k = SMOOTH_DEFAULTS["add-k"] if self.smooth_value is None else self.smooth_value
+            for m in range(1, order):
+                counts[m] += k
+                totals[m] += k
+                if totals[m] == 0:
+                    break
+        ref_scale = self.kernel_args[-1]
+        ref_len = int(row[1]) if ref_scale == 1 else int(row[1]) / ref_scale
+        return BLEUScore(float(score), counts, totals, precisions.tolist(), float(bp),
+                         int(row[0]), ref_len)
+
+    def scores(self, rows) -> np.ndarray:
+        """BLEU of every row of a statistics array (float64), on several threads."""
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        out = np.empty(rows.shape[0], dtype=np.float64)
+        if rows.shape[0]:
+            bleu_per_row(rows, *self.kernel_args, out)
+        return out
+
+    def resampled_scores(self, sums: np.ndarray, n_systems: int, out: np.ndarray,
+                         offset: int) -> None:
+        """``out[s, offset + b]`` = BLEU of system ``s`` from ``sums[b]``: one kernel call.
+
+        int64 sums are scored exactly as :meth:`score` scores them; float32
+        sums (sacrebleu's bootstrap) with sacrebleu's float32 precisions.
+        See :meth:`Formula.resampled_scores`.
+        """
+        kernel = bleu_of_float32_sums if sums.dtype == np.float32 else bleu_of_sums
+        kernel(sums, n_systems, *self.kernel_args, out, offset)
+
+    def sentence_formula(self) -> BLEUFormula:
+        """This formula with ``effective_order=True``, sacrebleu's advice for sentence BLEU."""
+        return self if self.effective_order else replace(self, effective_order=True)
+
+    # -- signature -------------------------------------------------------------------------
+
+    def signature_fields(self) -> dict:
+        """The signature fields the formula decides, formatted as ``BLEUSignature`` prints them.
+
+        ``eff`` and ``smooth`` (sacrebleu's), ``reflen`` and ``weights``
+        (fastbleu's, ``None`` -- not shown -- at sacrebleu's defaults).  The
+        metric adds ``nrefs``, ``case``, ``tok``, ``bs`` and ``seed``.
+        """
+        smooth = self.smooth_method
+        default = SMOOTH_DEFAULTS[smooth]
+        if default is not None:
+            smooth += f"[{default if self.smooth_value is None else self.smooth_value:.2f}]"
+        return {"eff": "yes" if self.effective_order else "no", "smooth": smooth,
+                "reflen": None if self.ref_length == "closest" else self.ref_length,
+                "weights": None if self.weights is None else
+                ",".join(f"{w:g}" for w in self.weights)}
