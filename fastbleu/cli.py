@@ -33,7 +33,8 @@ import os
 import sys
 
 from ._version import __version__
-from .files import InputError, column_from_bytes, read_bytes, read_lines, split_fields
+from .errors import InputError
+from .files import column_from_bytes, read_bytes, read_lines, split_fields
 from .tables import is_table_path
 
 logger = logging.getLogger("fastbleu")

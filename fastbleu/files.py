@@ -14,11 +14,8 @@ import os
 
 import numpy as np
 
+from .errors import InputError  # noqa: F401  (fastbleu.files.InputError stays importable)
 from .text import TextColumn
-
-
-class InputError(Exception):
-    """A problem with a user's input that deserves a one-line message, not a traceback."""
 
 
 def _read_bytes(path: str) -> bytes:

@@ -27,7 +27,7 @@ def _encode(column, name, first_row: int, errors: str):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .files import InputError
+    from .errors import InputError
 
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
@@ -60,7 +60,7 @@ def _valid_keys(dictionary, indices, name, first_row: int, errors: str):
     """The dictionary of a key column, checked to be UTF-8 (or repaired with U+FFFD)."""
     import pyarrow as pa
 
-    from .files import InputError
+    from .errors import InputError
     from .tables import valid_utf8
 
     try:

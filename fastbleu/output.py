@@ -45,7 +45,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 
-from .files import InputError
+from .errors import InputError
 from .signals import held
 
 logger = logging.getLogger("fastbleu")

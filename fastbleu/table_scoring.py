@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .bleu import BLEU
-from .files import InputError
+from .errors import InputError
 from .groups import GroupSums, _canonical, factorize
 from .output import AtomicFile, check_writable
 from .progress import Progress

@@ -30,7 +30,7 @@ import numpy as np
 
 from . import significance
 from .bleu import BLEU
-from .files import InputError
+from .errors import InputError
 from .groups import factorize
 from .progress import Progress
 from .statistics import HashBuffer

@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .files import InputError
+from .errors import InputError
 
 PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
 CSV_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")

@@ -19,7 +19,7 @@ import fastbleu
 import fastbleu.dask as fd
 from fastbleu import BLEU
 from fastbleu.cli import main
-from fastbleu.files import InputError
+from fastbleu.errors import InputError
 from fastbleu.table_scoring import TableJob
 from conftest import needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
 from test_tables import _sample_table

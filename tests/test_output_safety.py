@@ -25,7 +25,7 @@ import pytest
 
 import fastbleu
 from fastbleu.cli import main
-from fastbleu.files import InputError
+from fastbleu.errors import InputError
 from fastbleu.output import MARKER, AtomicDirectory, AtomicFile, check_writable
 from fastbleu.signals import Terminated, terminating
 from test_tables import _sample_table

@@ -22,7 +22,7 @@ import pytest
 
 import fastbleu
 from fastbleu import BLEU, score_table
-from fastbleu.files import InputError
+from fastbleu.errors import InputError
 from fastbleu.table_significance import paired_table
 from test_tables import _sample_table
 

@@ -18,7 +18,7 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 
 from fastbleu import BLEU, score_table
 from fastbleu.cli import main
-from fastbleu.files import InputError
+from fastbleu.errors import InputError
 from conftest import DATA, needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
 
 SAMPLE_REFS = [read_lines(DATA / "sample.ref-A.en"), read_lines(DATA / "sample.ref-B.en")]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from ..files import InputError
+from ..errors import InputError
 
 EXTRA = "pip install 'fastbleu[dask]'"
 

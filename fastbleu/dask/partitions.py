@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from ..files import InputError
+from ..errors import InputError
 from ..groups import factorize
 from ..statistics import HashBuffer
 from ..table_scoring import TableJob, _Groups, _SegmentWriter

@@ -14,7 +14,7 @@ import os
 
 import numpy as np
 
-from ..files import InputError
+from ..errors import InputError
 from ..output import AtomicDirectory, check_directory
 from ..groups import _canonical
 from ..table_scoring import GroupScores, TableJob, _Groups
