@@ -144,3 +144,45 @@ def test_child_of_a_child(corpus):
         pytest.fail("the forked grandchild did not finish scoring")
     assert child.exitcode == 0
     assert receiver.recv() == expected
+
+
+def test_line_tokenizer_forked_while_another_thread_holds_its_lock():
+    """A Python line tokenizer (MeCab, sentencepiece) busy in a parent thread at fork()
+    time: the child inherits its lock held, and must still tokenize."""
+    import time
+
+    from fastbleu.tokenizers.lines import LineTransform
+
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_upper(lines):
+        inside.set()
+        release.wait(30)
+        return [line.upper() for line in lines]
+
+    transform = LineTransform(slow_upper)
+    busy = threading.Thread(target=transform.lines, args=([b"held"],))
+    busy.start()
+    try:
+        assert inside.wait(30)
+        pid = os.fork()
+        if pid == 0:  # the child: the parent's thread holds the lock, and is not here
+            try:
+                release.set()  # the child's copy of the event; the tokenizer is not waiting
+                ok = transform.lines([b"a b", b"c"]) == [b"A B", b"C"]
+            finally:
+                os._exit(0 if ok else 3)
+        deadline = time.monotonic() + 60
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                pytest.fail("the forked child hung on the line tokenizer's inherited lock")
+            time.sleep(0.05)
+        assert os.waitstatus_to_exitcode(status) == 0
+    finally:
+        release.set()
+        busy.join(30)

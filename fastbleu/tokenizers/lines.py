@@ -15,7 +15,9 @@ output, so the tokens are sacrebleu's by construction.
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 from collections.abc import Callable
 
 import numpy as np
@@ -24,6 +26,19 @@ from ..text import TextColumn
 
 #: Distinct lines remembered across calls (sacrebleu's ``lru_cache`` holds 2**16).
 CACHE_SIZE = 1 << 16
+
+# Every transform, so that a forked child can give each a fresh lock: fork()
+# copies a lock that another thread of the parent holds, and no thread of the
+# child would ever release it.
+_TRANSFORMS: weakref.WeakSet = weakref.WeakSet()
+
+
+def _fresh_locks_after_fork() -> None:
+    for transform in list(_TRANSFORMS):
+        transform._lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_fresh_locks_after_fork)
 
 
 class LineTransform:
@@ -45,6 +60,7 @@ class LineTransform:
         self._cache: dict[bytes, bytes] = {}
         self._cache_size = cache_size
         self._lock = threading.Lock()  # the Python tokenizers are not thread-safe
+        _TRANSFORMS.add(self)
 
     def lines(self, raw: list[bytes]) -> list[bytes]:
         """Tokenize UTF-8 lines, each distinct line once, remembering the results."""
