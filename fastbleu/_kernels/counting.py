@@ -17,12 +17,14 @@ per reference n-gram, so that probes are short and a WMT-size segment's
 table stays in cache; but a segment of a million tokens would need
 gigabytes.  A segment whose references have more than ``LARGE_ABOVE``
 n-grams is counted in a second, compact table instead
-(``_large_segment``): one order at a time, so that it needs two rows of
-32 bytes per reference token (no order has more distinct n-grams than that),
-plus the running n-gram keys of the hypothesis and references (8 bytes a
-token).  The small table thus never grows past ``8 * LARGE_ABOVE`` rows
-(3 MB), and one huge segment costs about 80 bytes per reference token
-(sacrebleu's Counters take several hundred).
+(``_large_segment``): one order at a time, so that it needs two to four
+rows of 32 bytes per reference token (no order has more distinct n-grams
+than that), plus the running n-gram keys of the hypothesis and references
+(8 bytes a token).  The small table thus never grows past
+``8 * LARGE_ABOVE`` rows (3 MB), and one huge segment costs 80 to 140 bytes
+per reference token (sacrebleu's Counters take several hundred).  The
+compact table is kept for the chunk's later large segments, stamped per
+segment and order like the small one.
 
 The reference length is the closest one to the hypothesis length, ties to
 the shorter (sacrebleu's ``_get_closest_ref_len``, ``REF_CLOSEST``); or the
@@ -35,7 +37,7 @@ segments stay exact and the formula divides by ``AVERAGE_SCALE``.
 import numpy as np
 from numba import njit
 
-from .hashing import _GOLDEN, extend_key, table_slot
+from .hashing import extend_key, table_slot
 from .threads import for_chunks
 
 _MIN_BITS = 6
@@ -56,13 +58,13 @@ _REF_RUN = 3  # its count in that reference so far
 _REF_MAX = 4  # its largest count in any single reference
 _HYP_SEEN = 5  # its count in the hypothesis so far
 _COLUMNS = 6
-# Columns of the compact table of large segments, one order at a time.
-_L_KEY = 0
-_L_STAMP = 1  # (segment, order) that owns the row
+# Columns of the compact table of large segments, one order at a time (the
+# first two as in the table above, so that both share ``_find``).
+_L_KEY = _KEY
+_L_STAMP = _STAMP  # (segment, order) that owns the row
 _L_REF_MAX = 2  # largest count in any single reference
 _L_RUN = 3  # count in the current reference (after the first); then in the hypothesis
 _L_COLUMNS = 4
-_U32 = np.uint64(32)
 
 
 @njit(cache=True, nogil=True)
@@ -86,61 +88,51 @@ def _find(table, bits, key, stamp):
 
 
 @njit(cache=True, nogil=True)
-def _find_large(table, capacity, key, stamp):
-    """Row of ``key`` among the first ``capacity`` rows, or the free row where it belongs."""
-    # Lemire's multiply-shift maps the mixed key's top 32 bits onto any capacity.
-    slot = np.int64((((key * _GOLDEN) >> _U32) * np.uint64(capacity)) >> _U32)
-    bits = np.int64(key)
-    while table[slot, _L_STAMP] == stamp and table[slot, _L_KEY] != bits:
-        slot += 1
-        if slot == capacity:
-            slot = 0
-    return slot
+def _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                   max_order, out, i, table, bits, stamps):
+    """Add segment ``i``'s clipped matches to ``out[i]``, counting one order at a time.
 
-
-@njit(cache=True, nogil=True)
-def _large_segment(hyp_hashes, hyp_base, hyp_len, ref_hashes, ref_start, ref_count,
-                   max_order, row, table, capacity, stamp):
-    """Add one segment's clipped matches to ``row``, counting one order at a time.
-
-    ``ref_start`` and ``ref_count`` are the segment's columns of the kernel's
-    arrays; ``table`` has at least ``capacity`` rows, twice the segment's
+    ``table`` has at least ``2**bits`` rows, at least twice the segment's
     reference tokens.  ``hyp_keys[p]`` (``ref_keys`` likewise) holds the key
     of the n-gram of the current order that starts at token ``p``, extended
     by one token per order.  The first reference counts straight into
     ``_L_REF_MAX``; each later one counts into ``_L_RUN``, then a second walk
     folds that into the maximum and clears it for the hypothesis, which
-    counts there too.  Returns the last stamp used.
+    counts there too.  Rows of order ``m`` carry the stamp ``stamps + m``.
     """
     n_refs = ref_start.shape[0]
+    hyp_base = hyp_start[i]
+    hyp_len = hyp_count[i]
     ref_total = 0
     for r in range(n_refs):
-        ref_total += max(ref_count[r], 0)
-    hyp_keys = hyp_hashes[hyp_base:hyp_base + hyp_len].copy()
-    ref_keys = np.empty(ref_total, dtype=hyp_keys.dtype)
+        ref_total += max(ref_count[r, i], 0)
+    hyp_keys = np.empty(hyp_len, dtype=hyp_hashes.dtype)
+    for p in range(hyp_len):
+        hyp_keys[p] = hyp_hashes[hyp_base + p]
+    ref_keys = np.empty(ref_total, dtype=hyp_hashes.dtype)
     at = 0
     for r in range(n_refs):
-        for p in range(ref_count[r]):
-            ref_keys[at] = ref_hashes[ref_start[r] + p]
+        for p in range(ref_count[r, i]):
+            ref_keys[at] = ref_hashes[ref_start[r, i] + p]
             at += 1
 
     for m in range(max_order):
         if hyp_len - m <= 0:
             break
-        stamp += 1
+        stamp = stamps + m
         first = True
         at = 0
         for r in range(n_refs):
-            ref_len = ref_count[r]
+            ref_len = ref_count[r, i]
             if ref_len <= m:
                 at += max(ref_len, 0)
                 continue
-            base = ref_start[r]
+            base = ref_start[r, i]
             for p in range(ref_len - m):
                 if m > 0:
                     ref_keys[at + p] = extend_key(ref_keys[at + p], ref_hashes[base + p + m])
                 key = ref_keys[at + p]
-                slot = _find_large(table, capacity, key, stamp)
+                slot = _find(table, bits, key, stamp)
                 if table[slot, _L_STAMP] != stamp:
                     table[slot, _L_STAMP] = stamp
                     table[slot, _L_KEY] = np.int64(key)
@@ -152,7 +144,7 @@ def _large_segment(hyp_hashes, hyp_base, hyp_len, ref_hashes, ref_start, ref_cou
                     table[slot, _L_RUN] += 1
             if not first:
                 for p in range(ref_len - m):
-                    slot = _find_large(table, capacity, ref_keys[at + p], stamp)
+                    slot = _find(table, bits, ref_keys[at + p], stamp)
                     if table[slot, _L_RUN] > table[slot, _L_REF_MAX]:
                         table[slot, _L_REF_MAX] = table[slot, _L_RUN]
                     table[slot, _L_RUN] = 0
@@ -164,13 +156,12 @@ def _large_segment(hyp_hashes, hyp_base, hyp_len, ref_hashes, ref_start, ref_cou
         for p in range(hyp_len - m):
             if m > 0:
                 hyp_keys[p] = extend_key(hyp_keys[p], hyp_hashes[hyp_base + p + m])
-            slot = _find_large(table, capacity, hyp_keys[p], stamp)
+            slot = _find(table, bits, hyp_keys[p], stamp)
             if table[slot, _L_STAMP] == stamp:
                 table[slot, _L_RUN] += 1
                 if table[slot, _L_RUN] <= table[slot, _L_REF_MAX]:
                     matches += 1
-        row[2 + m] = matches
-    return stamp
+        out[i, 2 + m] = matches
 
 
 @njit(cache=True, nogil=True)
@@ -181,7 +172,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
     table = np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64)
     stamp = 0
     large = np.zeros((0, _L_COLUMNS), dtype=np.int64)
-    large_stamp = 0
+    large_stamps = 0
     for i in range(first, last):
         stamp += 1
         hyp_len = hyp_count[i]
@@ -222,11 +213,14 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         if ref_ngrams == 0 or hyp_len == 0:
             continue
         if ref_ngrams > large_above:
-            if large.shape[0] < 2 * ref_tokens:
-                large = np.zeros((2 * ref_tokens, _L_COLUMNS), dtype=np.int64)
-            large_stamp = _large_segment(hyp_hashes, hyp_start[i], hyp_len, ref_hashes,
-                                         ref_start[:, i], ref_count[:, i], max_order, out[i],
-                                         large, 2 * ref_tokens, large_stamp)
+            bits = _MIN_BITS
+            while 2 * ref_tokens > (1 << bits):
+                bits += 1
+            if large.shape[0] < (1 << bits):
+                large = np.zeros((1 << bits, _L_COLUMNS), dtype=np.int64)
+            large_stamps += max_order
+            _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                           max_order, out, i, large, bits, large_stamps)
             continue
 
         # A table at most half full, and only as large as this segment needs,
