@@ -17,11 +17,11 @@ per reference n-gram, so that probes are short and a WMT-size segment's
 table stays in cache; but a segment of a million tokens would need
 gigabytes.  A segment whose references have more than ``LARGE_ABOVE``
 n-grams is counted in a second, compact table instead
-(``_large_segment``): one order at a time, so that it needs two to four
+(``_large_segment``): one order at a time, so that it needs 1.5 to 3
 rows of 32 bytes per reference token (no order has more distinct n-grams
-than that), plus the running n-gram keys of the hypothesis and references
+than the references have tokens), plus the running n-gram keys of the hypothesis and references
 (8 bytes a token).  The small table thus never grows past
-``8 * LARGE_ABOVE`` rows (3 MB), and one huge segment costs 80 to 140 bytes
+``8 * LARGE_ABOVE`` rows (3 MB), and one huge segment costs 64 to 112 bytes
 per reference token (sacrebleu's Counters take several hundred).  The
 compact table is kept for the chunk's later large segments, stamped per
 segment and order like the small one.
@@ -92,8 +92,8 @@ def _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                    max_order, out, i, table, bits, stamps):
     """Add segment ``i``'s clipped matches to ``out[i]``, counting one order at a time.
 
-    ``table`` has at least ``2**bits`` rows, at least twice the segment's
-    reference tokens.  ``hyp_keys[p]`` (``ref_keys`` likewise) holds the key
+    ``table`` has at least ``2**bits`` rows, at least 1.5 times the segment's
+    reference tokens (so it is at most two thirds full).  ``hyp_keys[p]`` (``ref_keys`` likewise) holds the key
     of the n-gram of the current order that starts at token ``p``, extended
     by one token per order.  The first reference counts straight into
     ``_L_REF_MAX``; each later one counts into ``_L_RUN``, then a second walk
@@ -214,7 +214,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
             continue
         if ref_ngrams > large_above:
             bits = _MIN_BITS
-            while 2 * ref_tokens > (1 << bits):
+            while 3 * ref_tokens > (2 << bits):  # at least 1.5 rows a reference token
                 bits += 1
             if large.shape[0] < (1 << bits):
                 large = np.zeros((1 << bits, _L_COLUMNS), dtype=np.int64)
