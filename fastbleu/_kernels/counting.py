@@ -93,12 +93,13 @@ def _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
     """Add segment ``i``'s clipped matches to ``out[i]``, counting one order at a time.
 
     ``table`` has at least ``2**bits`` rows, at least 1.5 times the segment's
-    reference tokens (so it is at most two thirds full).  ``hyp_keys[p]`` (``ref_keys`` likewise) holds the key
-    of the n-gram of the current order that starts at token ``p``, extended
-    by one token per order.  The first reference counts straight into
-    ``_L_REF_MAX``; each later one counts into ``_L_RUN``, then a second walk
-    folds that into the maximum and clears it for the hypothesis, which
-    counts there too.  Rows of order ``m`` carry the stamp ``stamps + m``.
+    reference tokens (so it is at most two thirds full).  ``hyp_keys[p]``
+    (``ref_keys`` likewise) holds the key of the n-gram of the current order
+    that starts at token ``p``, extended by one token per order.  The first
+    reference counts straight into ``_L_REF_MAX``; each later one counts into
+    ``_L_RUN``, then a second walk folds that into the maximum and clears it
+    for the hypothesis, which counts there too.  Rows of order ``m`` carry
+    the stamp ``stamps + m``.
     """
     n_refs = ref_start.shape[0]
     hyp_base = hyp_start[i]
