@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import math
+import subprocess
 import sys
+import textwrap
 from collections import Counter
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fastbleu._kernels.counting import segment_statistics
+from fastbleu._kernels.counting import LARGE_ABOVE, segment_statistics
 from fastbleu._kernels.formula import SMOOTH_EXP, SMOOTH_NONE, bleu_from_row
 from fastbleu._kernels.hashing import hash_bytes
 from fastbleu._kernels.tokenize_13a import _replace
 from fastbleu.statistics import tokenize
 from fastbleu.text import as_text_column
 from fastbleu.tokenizers import get_tokenizer
+from sacrebleu.metrics import BLEU as SacreBLEU
 
 PYTHON_WHITESPACE = [c for c in range(0x110000) if chr(c).isspace()]
 NO_WEIGHTS = np.zeros(0, dtype=np.float64)
@@ -86,22 +89,11 @@ def _reference_statistics(hyp, refs, max_order):
     return [len(hyp), ref_len] + correct + total
 
 
-token_lists = st.lists(st.integers(0, 6), max_size=40)
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(token_lists, st.lists(st.one_of(st.none(), token_lists),
-                                                min_size=1, max_size=4)),
-                min_size=1, max_size=8).filter(
-    lambda segs: all(any(r is not None for r in refs) for _, refs in segs)),
-       st.integers(1, 6), st.booleans())
-def test_counting_kernel_equals_counters(segments, max_order, long_lines):
-    if long_lines:  # grow the n-gram table past its first size
-        segments = [(hyp * 40, [None if r is None else r * 40 for r in refs])
-                    for hyp, refs in segments]
+def _kernel_statistics(segments, max_order, vocab_size=7, **options):
+    """The counting kernel's rows for ``(hyp, refs)`` segments of token numbers (None: no ref)."""
     n_refs = max(len(refs) for _, refs in segments)
     segments = [(hyp, refs + [None] * (n_refs - len(refs))) for hyp, refs in segments]
-    vocab = np.array([token_hash(str(t)) for t in range(7)], dtype=np.uint64)
+    vocab = np.array([token_hash(str(t)) for t in range(vocab_size)], dtype=np.uint64)
     flat, hyp_start, hyp_count = [], [], []
     ref_start = np.zeros((n_refs, len(segments)), dtype=np.int64)
     ref_count = np.full((n_refs, len(segments)), -1, dtype=np.int64)
@@ -117,7 +109,29 @@ def test_counting_kernel_equals_counters(segments, max_order, long_lines):
     out = np.empty((len(segments), 2 + 2 * max_order), dtype=np.int64)
     segment_statistics(hashes, np.array(hyp_start, dtype=np.int64),
                        np.array(hyp_count, dtype=np.int64), hashes, ref_start, ref_count,
-                       max_order, out)
+                       max_order, out, **options)
+    return out
+
+
+def _ref_ngrams(refs, max_order):
+    """How many n-grams the kernel counts for a segment's references (its table choice)."""
+    return sum(max(len(r) - m, 0) for r in refs if r is not None for m in range(max_order))
+
+
+token_lists = st.lists(st.integers(0, 6), max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(token_lists, st.lists(st.one_of(st.none(), token_lists),
+                                                min_size=1, max_size=4)),
+                min_size=1, max_size=8).filter(
+    lambda segs: all(any(r is not None for r in refs) for _, refs in segs)),
+       st.integers(1, 6), st.booleans())
+def test_counting_kernel_equals_counters(segments, max_order, long_lines):
+    if long_lines:  # grow the n-gram table past its first size
+        segments = [(hyp * 40, [None if r is None else r * 40 for r in refs])
+                    for hyp, refs in segments]
+    out = _kernel_statistics(segments, max_order)
     expected = [_reference_statistics(hyp, refs, max_order) for hyp, refs in segments]
     assert out.tolist() == expected
 
@@ -174,3 +188,123 @@ def test_zero_precision_scores_zero_whatever_the_sum():
         args = (False, compensated, precisions, NO_WEIGHTS, 1)
         assert bleu_from_row(row, 4, SMOOTH_NONE, 0.0, *args)[0] == 0.0
         assert bleu_from_row(row, 4, SMOOTH_EXP, 0.0, *args)[0] > 0.0
+
+
+# -- The compact table of large segments -------------------------------------------------------
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(token_lists, st.lists(st.one_of(st.none(), token_lists),
+                                                min_size=1, max_size=4)),
+                min_size=1, max_size=8).filter(
+    lambda segs: all(any(r is not None for r in refs) for _, refs in segs)),
+       st.integers(1, 6), st.integers(1, 30), st.integers(0, 400))
+def test_large_segment_table_equals_counters(segments, max_order, repeat, large_above):
+    # A low threshold sends some segments of one call to each table, so the
+    # compact table is reused, grown and re-stamped within a chunk.
+    segments = [(hyp * repeat, [None if r is None else r * repeat for r in refs])
+                for hyp, refs in segments]
+    out = _kernel_statistics(segments, max_order, large_above=large_above)
+    expected = [_reference_statistics(hyp, refs, max_order) for hyp, refs in segments]
+    assert out.tolist() == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), st.lists(st.integers(0, 30), max_size=2), st.integers(0, 2),
+       st.integers(0, 2), st.integers(2, 40), st.integers(0, 2**32 - 1))
+def test_segments_around_the_large_threshold_equal_counters(max_order, other_lengths, below,
+                                                            above, vocab_size, seed):
+    # Two segments with the default threshold: one whose references have at
+    # most LARGE_ABOVE n-grams (the all-orders table), one with just more (the
+    # compact table), each within a few n-grams of it; then a small one.
+    rng = np.random.default_rng(seed)
+    others = [rng.integers(0, vocab_size, n).tolist() for n in other_lengths]
+    room = LARGE_ABOVE - _ref_ngrams(others, max_order)
+    longest = (room + max_order * (max_order - 1) // 2) // max_order  # at most `room` n-grams
+    phrase = rng.integers(0, vocab_size, 3).tolist()
+    segments = []
+    for length in (longest - below, longest + 1 + above):
+        first = rng.integers(0, vocab_size, length).tolist()
+        # The hypothesis repeats a short phrase and copies reference spans, so counts clip.
+        hyp = phrase * (length // 6) + first[length // 3:length // 3 + length // 2]
+        segments.append((hyp, [first] + others))
+    segments.append((phrase * 2, [phrase]))
+    ngrams = [_ref_ngrams(refs, max_order) for _, refs in segments[:2]]
+    assert ngrams[0] <= LARGE_ABOVE < ngrams[1] <= LARGE_ABOVE + 3 * max_order
+    out = _kernel_statistics(segments, max_order, vocab_size=vocab_size)
+    assert out.tolist() == [_reference_statistics(h, r, max_order) for h, r in segments]
+
+
+def test_huge_segment_with_several_references_equals_counters():
+    # 200k tokens of repeated phrases (counts clip at every order), references
+    # of different lengths, an empty one and a missing one, then small segments
+    # after it in the same chunk.
+    rng = np.random.default_rng(11)
+    phrases = [rng.integers(0, 50, int(rng.integers(2, 9))).tolist() for _ in range(300)]
+
+    def text(n_phrases):
+        return [t for k in rng.integers(0, len(phrases), n_phrases) for t in phrases[k]]
+
+    hyp = text(40_000)[:200_000]
+    refs = [text(40_000)[:210_000], [], None, text(5_000)]
+    small = [(text(3), [text(3), [], None, None]) for _ in range(50)]
+    segments = [(hyp, refs)] + small
+    assert _ref_ngrams(refs, 4) > 50 * LARGE_ABOVE
+    out = _kernel_statistics(segments, 4, vocab_size=50)
+    expected = [_reference_statistics(h, r, 4) for h, r in segments]
+    assert out.tolist() == expected
+    matches, totals = out[0, 2:6], out[0, 6:10]
+    assert (0 < matches).all() and (matches < totals).all()
+
+
+def test_huge_segment_among_small_ones_equals_sacrebleu():
+    # Through the tokenizer and the batch code: one 200k-token segment between
+    # WMT-size ones, two references (one empty), against sacrebleu's statistics.
+    rng = np.random.default_rng(5)
+    words = np.array([f"w{k}" for k in range(2000)] + [".", ",", "&amp;", "-", "'s"])
+    phrases = [" ".join(words[rng.integers(0, words.size, int(rng.integers(2, 8)))])
+               for _ in range(500)]
+
+    def line(n_phrases):
+        return " ".join(phrases[k] for k in rng.integers(0, len(phrases), n_phrases))
+
+    hyps = [line(4) for _ in range(300)]
+    refs_a = [line(4) for _ in range(300)]
+    refs_b = [line(4) for _ in range(300)]
+    hyps[150], refs_a[150], refs_b[150] = line(45_000), line(45_000), ""
+    assert len(hyps[150].split()) > 180_000
+    from fastbleu import BLEU
+
+    ours = BLEU().segment_statistics(hyps, [refs_a, refs_b])
+    theirs = np.array(SacreBLEU()._extract_corpus_statistics(hyps, [refs_a, refs_b]),
+                      dtype=np.int64)
+    np.testing.assert_array_equal(ours, theirs)
+
+
+_PEAK_SCRIPT = textwrap.dedent("""
+    import resource, sys
+    import numpy as np
+    from fastbleu._kernels.counting import segment_statistics
+
+    def run(n):
+        rng = np.random.default_rng(1)
+        hashes = rng.integers(0, 2**63, 2 * n, dtype=np.int64).astype(np.uint64)
+        start, count = np.array([0]), np.array([n])
+        out = np.empty((1, 10), dtype=np.int64)
+        segment_statistics(hashes, start, count, hashes, start[None] + n, count[None], 4, out)
+
+    run(100)  # load the kernels
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    run(int(sys.argv[1]))
+    print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) * 1024)
+""")
+
+
+def test_huge_segment_memory_is_bounded():
+    # One segment of 500k distinct tokens, hypothesis and reference: sacrebleu
+    # needs several hundred bytes per token; the all-orders table needed 1.6 KB,
+    # the compact one about 100 (8 MB of the input hashes included).
+    tokens = 500_000
+    _kernel_statistics([([1, 2], [[1, 2, 3]])], 4)  # compiled or loaded here, not in the child
+    grown = int(subprocess.run([sys.executable, "-c", _PEAK_SCRIPT, str(tokens)], check=True,
+                               capture_output=True, text=True).stdout)
+    assert grown < 250 * tokens, grown

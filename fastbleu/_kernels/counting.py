@@ -12,6 +12,20 @@ while that count does not exceed the reference maximum, which sums
 modified n-gram precision).  Table slots carry the number of the segment
 that wrote them, so the table is never cleared between segments.
 
+That table holds every order at once, with eight to sixteen rows of 48 bytes
+per reference n-gram, so that probes are short and a WMT-size segment's
+table stays in cache; but a segment of a million tokens would need
+gigabytes.  A segment whose references have more than ``LARGE_ABOVE``
+n-grams is counted in a second, compact table instead
+(``_large_segment``): one order at a time, so that it needs 1.5 to 3
+rows of 32 bytes per reference token (no order has more distinct n-grams
+than the references have tokens), plus the running n-gram keys of the hypothesis and references
+(8 bytes a token).  The small table thus never grows past
+``8 * LARGE_ABOVE`` rows (3 MB), and one huge segment costs 64 to 112 bytes
+per reference token (sacrebleu's Counters take several hundred).  The
+compact table is kept for the chunk's later large segments, stamped per
+segment and order like the small one.
+
 The reference length is the closest one to the hypothesis length, ties to
 the shorter (sacrebleu's ``_get_closest_ref_len``, ``REF_CLOSEST``); or the
 shortest reference (``REF_SHORTEST``, the original IBM script's choice); or
@@ -33,6 +47,9 @@ REF_AVERAGE = 2
 #: lcm(1..16): the average of up to 16 reference lengths, times this, is an integer.
 AVERAGE_SCALE = 720720
 MAX_AVERAGED_REFERENCES = 16
+#: Reference n-grams (all orders and references of a segment) above which the
+#: segment is counted in the compact table (see the module's docstring).
+LARGE_ABOVE = 1 << 13
 # Columns of the n-gram table; one row per n-gram, so a probe touches one cache line.
 _KEY = 0  # the n-gram key's bits
 _STAMP = 1  # number of the segment that owns the row (rows of older segments are free)
@@ -41,6 +58,13 @@ _REF_RUN = 3  # its count in that reference so far
 _REF_MAX = 4  # its largest count in any single reference
 _HYP_SEEN = 5  # its count in the hypothesis so far
 _COLUMNS = 6
+# Columns of the compact table of large segments, one order at a time (the
+# first two as in the table above, so that both share ``_find``).
+_L_KEY = _KEY
+_L_STAMP = _STAMP  # (segment, order) that owns the row
+_L_REF_MAX = 2  # largest count in any single reference
+_L_RUN = 3  # count in the current reference (after the first); then in the hypothesis
+_L_COLUMNS = 4
 
 
 @njit(cache=True, nogil=True)
@@ -64,12 +88,92 @@ def _find(table, bits, key, stamp):
 
 
 @njit(cache=True, nogil=True)
+def _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                   max_order, out, i, table, bits, stamps):
+    """Add segment ``i``'s clipped matches to ``out[i]``, counting one order at a time.
+
+    ``table`` has at least ``2**bits`` rows, at least 1.5 times the segment's
+    reference tokens (so it is at most two thirds full).  ``hyp_keys[p]``
+    (``ref_keys`` likewise) holds the key of the n-gram of the current order
+    that starts at token ``p``, extended by one token per order.  The first
+    reference counts straight into ``_L_REF_MAX``; each later one counts into
+    ``_L_RUN``, then a second walk folds that into the maximum and clears it
+    for the hypothesis, which counts there too.  Rows of order ``m`` carry
+    the stamp ``stamps + m``.
+    """
+    n_refs = ref_start.shape[0]
+    hyp_base = hyp_start[i]
+    hyp_len = hyp_count[i]
+    ref_total = 0
+    for r in range(n_refs):
+        ref_total += max(ref_count[r, i], 0)
+    hyp_keys = np.empty(hyp_len, dtype=hyp_hashes.dtype)
+    for p in range(hyp_len):
+        hyp_keys[p] = hyp_hashes[hyp_base + p]
+    ref_keys = np.empty(ref_total, dtype=hyp_hashes.dtype)
+    at = 0
+    for r in range(n_refs):
+        for p in range(ref_count[r, i]):
+            ref_keys[at] = ref_hashes[ref_start[r, i] + p]
+            at += 1
+
+    for m in range(max_order):
+        if hyp_len - m <= 0:
+            break
+        stamp = stamps + m
+        first = True
+        at = 0
+        for r in range(n_refs):
+            ref_len = ref_count[r, i]
+            if ref_len <= m:
+                at += max(ref_len, 0)
+                continue
+            base = ref_start[r, i]
+            for p in range(ref_len - m):
+                if m > 0:
+                    ref_keys[at + p] = extend_key(ref_keys[at + p], ref_hashes[base + p + m])
+                key = ref_keys[at + p]
+                slot = _find(table, bits, key, stamp)
+                if table[slot, _L_STAMP] != stamp:
+                    table[slot, _L_STAMP] = stamp
+                    table[slot, _L_KEY] = np.int64(key)
+                    table[slot, _L_REF_MAX] = 0
+                    table[slot, _L_RUN] = 0
+                if first:
+                    table[slot, _L_REF_MAX] += 1
+                else:
+                    table[slot, _L_RUN] += 1
+            if not first:
+                for p in range(ref_len - m):
+                    slot = _find(table, bits, ref_keys[at + p], stamp)
+                    if table[slot, _L_RUN] > table[slot, _L_REF_MAX]:
+                        table[slot, _L_REF_MAX] = table[slot, _L_RUN]
+                    table[slot, _L_RUN] = 0
+            first = False
+            at += ref_len
+        if first:  # no reference has an n-gram of this order
+            break
+        matches = 0
+        for p in range(hyp_len - m):
+            if m > 0:
+                hyp_keys[p] = extend_key(hyp_keys[p], hyp_hashes[hyp_base + p + m])
+            slot = _find(table, bits, hyp_keys[p], stamp)
+            if table[slot, _L_STAMP] == stamp:
+                table[slot, _L_RUN] += 1
+                if table[slot, _L_RUN] <= table[slot, _L_REF_MAX]:
+                    matches += 1
+        out[i, 2 + m] = matches
+
+
+@njit(cache=True, nogil=True)
 def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
-                      ref_count, max_order, ref_length, out, first, last):
-    """Statistics of segments ``first:last``; owns its n-gram table."""
+                      ref_count, max_order, ref_length, large_above, out, first, last):
+    """Statistics of segments ``first:last``; owns its n-gram tables."""
     n_refs = ref_start.shape[0]
     table = np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64)
     stamp = 0
+    large = np.zeros((0, _L_COLUMNS), dtype=np.int64)
+    large_stamps = 0
     for i in range(first, last):
         stamp += 1
         hyp_len = hyp_count[i]
@@ -78,6 +182,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         shortest = -1
         length_sum = 0
         present = 0
+        ref_tokens = 0
         ref_ngrams = 0
         for r in range(n_refs):
             ref_len = ref_count[r, i]
@@ -93,6 +198,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                 shortest = ref_len
             length_sum += ref_len
             present += 1
+            ref_tokens += ref_len
             ref_ngrams += _ngram_count(ref_len, max_order)
 
         out[i, 0] = hyp_len
@@ -106,6 +212,16 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
             out[i, 2 + m] = 0
             out[i, 2 + max_order + m] = max(hyp_len - m, 0)
         if ref_ngrams == 0 or hyp_len == 0:
+            continue
+        if ref_ngrams > large_above:
+            bits = _MIN_BITS
+            while 3 * ref_tokens > (2 << bits):  # at least 1.5 rows a reference token
+                bits += 1
+            if large.shape[0] < (1 << bits):
+                large = np.zeros((1 << bits, _L_COLUMNS), dtype=np.int64)
+            large_stamps += max_order
+            _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                           max_order, out, i, large, bits, large_stamps)
             continue
 
         # A table at most half full, and only as large as this segment needs,
@@ -162,7 +278,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
 
 def segment_statistics(hyp_hashes, hyp_start, hyp_count,
                        ref_hashes, ref_start, ref_count, max_order, out,
-                       ref_length=REF_CLOSEST):
+                       ref_length=REF_CLOSEST, large_above=LARGE_ABOVE):
     """Fill ``out[i]`` with the statistics of segment ``i``.
 
     Hypothesis ``i`` is ``hyp_hashes[hyp_start[i]:hyp_start[i] + hyp_count[i]]``;
@@ -170,7 +286,10 @@ def segment_statistics(hyp_hashes, hyp_start, hyp_count,
     ``ref_count[r, i]``, where a count below zero marks a missing reference.
     Every segment must have at least one reference (at most
     ``MAX_AVERAGED_REFERENCES`` with ``REF_AVERAGE``).  Chunks of segments
-    run on several threads, each with its own table.
+    run on several threads, each with its own tables.  Segments whose
+    references have more than ``large_above`` n-grams go to the compact
+    table (the same counts in far less memory; tests lower it to try that
+    table on small segments).
     """
     for_chunks(_chunk_statistics, hyp_start.size, hyp_hashes, hyp_start, hyp_count,
-               ref_hashes, ref_start, ref_count, max_order, ref_length, out)
+               ref_hashes, ref_start, ref_count, max_order, ref_length, large_above, out)
