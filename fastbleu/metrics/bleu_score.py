@@ -1,33 +1,17 @@
-"""Statistics -> scores and reports: ``BLEUScore`` and the BLEU signature.
+"""BLEU's results: :class:`BLEUScore` and :class:`BLEUSignature`.
 
 Both print exactly as sacrebleu 2.6's ``BLEUScore`` and ``BLEUSignature``
 do, so logs, JSON and papers read the same; the signature's version field
-says ``fastbleu-<version>``.
+says ``fastbleu-<version>``.  The numbers come from
+:class:`~fastbleu.metrics.bleu_formula.BLEUFormula`; this module imports no
+kernel (and so no numba), so that reports can be built without them.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 
-import numpy as np
-
-from ._kernels.counting import AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
-from ._kernels.formula import (SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE,
-                               bleu_from_row, bleu_per_row)
-from ._version import __version__
-
-#: Smoothing methods and their default values (Chen & Cherry, 2014), as sacrebleu names them.
-SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
-_SMOOTH_CODES = {"none": SMOOTH_NONE, "floor": SMOOTH_FLOOR, "add-k": SMOOTH_ADD_K,
-                 "exp": SMOOTH_EXP}
-# Python's sum() of floats is compensated from 3.12 on; sacrebleu sums its
-# log-precisions with sum(), so the kernel follows the running interpreter.
-_COMPENSATED_SUM = sys.version_info >= (3, 12)
-
-#: Choices of the brevity penalty's reference length, and the kernel's code for each.
-REF_LENGTHS = {"closest": REF_CLOSEST, "shortest": REF_SHORTEST, "average": REF_AVERAGE}
-_NO_WEIGHTS = np.zeros(0, dtype=np.float64)
+from .._version import __version__
 
 
 class BLEUScore:
@@ -140,26 +124,22 @@ class BLEUSignature:
                       "origlang": "o", "bs": "bs", "ar": "ar", "seed": "rs", "case": "c",
                       "eff": "e", "tok": "tok", "smooth": "s", "reflen": "rl", "weights": "w"}
 
-    def __init__(self, num_refs: int, lowercase: bool, effective_order: bool,
-                 tokenizer_signature: str, smooth_method: str, smooth_value=None,
-                 n_bootstrap: int | None = None, seed=None, ref_length: str = "closest",
-                 weights=None):
-        smooth = smooth_method
-        default = SMOOTH_DEFAULTS[smooth_method]
-        if default is not None:
-            smooth += f"[{default if smooth_value is None else smooth_value:.2f}]"
+    def __init__(self, num_refs: int, lowercase: bool, tokenizer_signature: str,
+                 formula_fields: dict, n_bootstrap: int | None = None, seed=None):
+        """``formula_fields``: ``eff``, ``smooth``, ``reflen`` and ``weights`` as the
+        formula formats them (:meth:`BLEUFormula.signature_fields`)."""
         self.info = {
             "version": f"fastbleu-{__version__}",
             "nrefs": "var" if num_refs == -1 else num_refs,
             "bs": n_bootstrap, "ar": None, "seed": seed, "test": None, "lang": None,
             "origlang": None, "subset": None,
             "case": "lc" if lowercase else "mixed",
-            "eff": "yes" if effective_order else "no",
+            "eff": formula_fields["eff"],
             "tok": tokenizer_signature,
-            "smooth": smooth,
+            "smooth": formula_fields["smooth"],
             # Not sacrebleu's: shown only when a choice differs from its formula.
-            "reflen": None if ref_length == "closest" else ref_length,
-            "weights": None if weights is None else ",".join(f"{w:g}" for w in weights),
+            "reflen": formula_fields["reflen"],
+            "weights": formula_fields["weights"],
         }
 
     def format(self, short: bool = False) -> str:
@@ -189,189 +169,3 @@ class BLEUSignature:
         return self.format()
 
     __repr__ = __str__
-
-
-def validate_smoothing(smooth_method, smooth_value) -> None:
-    """Raise if the smoothing method or value is not one sacrebleu accepts.
-
-    A numpy ``float32``/``float16`` value is refused: sacrebleu would carry
-    out its arithmetic in that reduced precision, and fastbleu computes in
-    float64, so the scores would differ in their last digits.  Python
-    numbers, ``numpy.float64`` and numpy integers are exact in both.
-    """
-    if smooth_method not in SMOOTH_DEFAULTS:
-        raise ValueError(f"unknown smooth_method {smooth_method!r}; "
-                         f"choose one of {', '.join(SMOOTH_DEFAULTS)}")
-    if smooth_value is None:
-        return
-    if isinstance(smooth_value, (bool, np.bool_)) or \
-            not isinstance(smooth_value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"smooth_value must be a number or None, got {type(smooth_value).__name__}")
-    if isinstance(smooth_value, np.floating) and not isinstance(smooth_value, float):
-        raise TypeError(f"smooth_value is a numpy {type(smooth_value).__name__}; pass a Python "
-                        "float (sacrebleu would compute in the lower precision, fastbleu in "
-                        "float64)")
-    if not np.isfinite(smooth_value) or smooth_value < 0:
-        raise ValueError(f"smooth_value must be a finite number >= 0, got {smooth_value!r}")
-
-
-def validate_statistics(stats, max_order: int, name: str = "statistics",
-                        ndim: tuple[int, ...] = (1, 2)) -> np.ndarray:
-    """``stats`` as a contiguous int64 array, after checking that it can be BLEU statistics.
-
-    Rows are ``[hyp_len, ref_len, match_1..N, total_1..N]`` with ``N =
-    max_order``, one per segment or summed over segments.  Every check is a
-    vectorized pass, cheap beside computing the statistics.
-
-    Parameters
-    ----------
-    stats : array_like
-        Integer counts (a float array is accepted if every value is whole).
-    max_order : int
-        The n-gram order the rows were counted with.
-    name : str
-        What to call the array in messages.
-    ndim : tuple of int
-        The accepted numbers of dimensions (1: one row, 2: one row per segment).
-
-    Returns
-    -------
-    numpy.ndarray
-        The same values, int64 and C-contiguous.
-
-    Raises
-    ------
-    TypeError
-        If ``stats`` is not numeric.
-    ValueError
-        For another shape or row width, a fractional, negative or out-of-range
-        count, a match count above its n-gram total, or a total above the
-        hypothesis length.
-    """
-    if isinstance(stats, (str, bytes)):
-        raise TypeError(f"{name} must be an integer array, got {type(stats).__name__}")
-    array = np.asarray(stats)
-    if array.dtype == object or not (np.issubdtype(array.dtype, np.integer)
-                                     or np.issubdtype(array.dtype, np.floating)):
-        raise TypeError(f"{name} must be an integer array, got dtype {array.dtype}")
-    if array.ndim not in ndim:
-        shapes = " or ".join({1: "one row", 2: "(segments, columns)"}[n] for n in ndim)
-        raise ValueError(f"{name} must be {shapes}; got shape {array.shape}")
-    width = 2 + 2 * max_order
-    if array.shape[-1] != width:
-        raise ValueError(f"{name} rows have {array.shape[-1]} columns; max_ngram_order "
-                         f"{max_order} needs {width} ([hyp_len, ref_len, {max_order} matches, "
-                         f"{max_order} totals])")
-    if np.issubdtype(array.dtype, np.floating):
-        if not np.all(np.isfinite(array)) or np.any(array != np.floor(array)):
-            raise ValueError(f"{name} must hold whole counts; found fractional or non-finite "
-                             "values")
-        if array.size and np.abs(array).max() >= 2.0 ** 63:
-            raise ValueError(f"{name} hold counts too large for int64")
-    elif array.dtype == np.uint64 and array.size and array.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"{name} hold counts too large for int64")
-    array = np.ascontiguousarray(array, dtype=np.int64)
-    if not array.size:
-        return array
-    rows = array.reshape(-1, width)
-    if rows.min() < 0:
-        raise ValueError(f"{name} hold negative counts (row {_first(rows.min(axis=1) < 0)})")
-    matches, totals = rows[:, 2:2 + max_order], rows[:, 2 + max_order:]
-    bad = (matches > totals).any(axis=1)
-    if bad.any():
-        raise ValueError(f"{name}: more matching n-grams than n-grams in row {_first(bad)} "
-                         "(matches must not exceed totals)")
-    bad = (totals > rows[:, :1]).any(axis=1)
-    if bad.any():
-        raise ValueError(f"{name}: more n-grams than hypothesis tokens in row {_first(bad)} "
-                         "(totals must not exceed hyp_len)")
-    return array
-
-
-def _first(mask: np.ndarray) -> int:
-    return int(np.flatnonzero(mask)[0])
-
-
-def _formula_arguments(smooth_method, smooth_value, weights, ref_length):
-    validate_smoothing(smooth_method, smooth_value)
-    if smooth_value is None:
-        smooth_value = SMOOTH_DEFAULTS[smooth_method]
-    value = 0.0 if smooth_value is None else float(smooth_value)
-    weights = _NO_WEIGHTS if weights is None else np.asarray(weights, dtype=np.float64)
-    ref_scale = AVERAGE_SCALE if ref_length == "average" else 1
-    return smooth_value, value, weights, ref_scale
-
-
-def score_from_statistics(stats, max_order: int, smooth_method: str = "none",
-                          smooth_value=None, effective_order: bool = False, weights=None,
-                          ref_length: str = "closest") -> BLEUScore:
-    """BLEU from one row of (summed) statistics ``[hyp_len, ref_len, matches.., totals..]``.
-
-    The formula is Papineni et al. (2002) with Chen & Cherry's (2014)
-    smoothing, computed in sacrebleu's order of operations (see
-    :mod:`fastbleu._kernels.formula`).  ``weights`` and ``ref_length``
-    (``"shortest"``/``"average"``) are the options beyond sacrebleu; with
-    ``"average"`` the row's reference length is scaled as the kernel wrote it.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``stats`` cannot be a row of statistics (:func:`validate_statistics`).
-    """
-    return _score_row(validate_statistics(stats, max_order, ndim=(1,)), max_order,
-                      smooth_method, smooth_value, effective_order, weights, ref_length)
-
-
-def _score_row(row: np.ndarray, max_order: int, smooth_method: str = "none",
-               smooth_value=None, effective_order: bool = False, weights=None,
-               ref_length: str = "closest") -> BLEUScore:
-    """:func:`score_from_statistics` of a row fastbleu computed itself (not validated again:
-    the per-group and per-segment loops call it many times)."""
-    smooth_value, value, weight_array, ref_scale = _formula_arguments(
-        smooth_method, smooth_value, weights, ref_length)
-    row = np.ascontiguousarray(row, dtype=np.int64)
-    precisions = np.empty(max_order, dtype=np.float64)
-    score, bp = bleu_from_row(row, max_order, _SMOOTH_CODES[smooth_method], value,
-                              bool(effective_order), _COMPENSATED_SUM, precisions, weight_array,
-                              ref_scale)
-    counts = [int(x) for x in row[2:2 + max_order]]
-    totals = [int(x) for x in row[2 + max_order:2 + 2 * max_order]]
-    if smooth_method == "add-k" and any(counts):
-        # sacrebleu adds k to its count lists in place before testing for a
-        # zero total; its BLEUScore shows the smoothed lists.
-        for m in range(1, max_order):
-            counts[m] += smooth_value
-            totals[m] += smooth_value
-            if totals[m] == 0:
-                break
-    ref_len = int(row[1]) if ref_scale == 1 else int(row[1]) / ref_scale
-    return BLEUScore(float(score), counts, totals, precisions.tolist(), float(bp),
-                     int(row[0]), ref_len)
-
-
-def scores_from_statistics(stats: np.ndarray, max_order: int, smooth_method: str = "none",
-                           smooth_value=None, effective_order: bool = False, weights=None,
-                           ref_length: str = "closest") -> np.ndarray:
-    """Sentence BLEU of every row of a statistics array, as float64.
-
-    Raises
-    ------
-    TypeError, ValueError
-        If ``stats`` cannot be statistics (:func:`validate_statistics`).
-    """
-    return _score_rows(validate_statistics(stats, max_order, ndim=(2,)), max_order,
-                       smooth_method, smooth_value, effective_order, weights, ref_length)
-
-
-def _score_rows(stats: np.ndarray, max_order: int, smooth_method: str = "none",
-                smooth_value=None, effective_order: bool = False, weights=None,
-                ref_length: str = "closest") -> np.ndarray:
-    """:func:`scores_from_statistics` of rows fastbleu computed itself (not validated again)."""
-    _, value, weight_array, ref_scale = _formula_arguments(
-        smooth_method, smooth_value, weights, ref_length)
-    stats = np.ascontiguousarray(stats, dtype=np.int64)
-    out = np.empty(stats.shape[0], dtype=np.float64)
-    if stats.shape[0]:
-        bleu_per_row(stats, max_order, _SMOOTH_CODES[smooth_method], value,
-                     bool(effective_order), _COMPENSATED_SUM, weight_array, ref_scale, out)
-    return out
