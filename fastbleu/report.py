@@ -188,7 +188,8 @@ def paired_groups(keys: list[str], key_values: list[tuple], names: list[list[str
                                                                   signatures):
             for name, result in zip(group_names, group_results):
                 record = {key: plain(value) for key, value in zip(keys, values)}
-                record.update({"system": plain(name), metric: asdict(result), "signature": signature})
+                record.update({"system": plain(name), metric: asdict(result),
+                               "signature": signature})
                 records.append(record)
         return json.dumps(records, indent=4, ensure_ascii=False, allow_nan=False)
     with_ci = any(r.mean is not None for group in results for r in group)

@@ -188,6 +188,25 @@ class Formula(ABC):
         """
 
     @abstractmethod
+    def score_columns(self, totals: np.ndarray, scores: list, signatures: list) -> list:
+        """The result columns of a table of groups, after the group keys.
+
+        Parameters
+        ----------
+        totals : numpy.ndarray
+            int64, shape ``(n_groups, row_width)``: each group's summed row.
+        scores : list of Score
+            :meth:`score` of each row of ``totals``.
+        signatures : list of Signature
+            Each group's signature.
+
+        Returns
+        -------
+        list of (str, pyarrow.Array)
+            Name and values of each column (the score first, the signature last).
+        """
+
+    @abstractmethod
     def signature_fields(self) -> dict:
         """The formula's signature fields, formatted (e.g. ``{"smooth": "exp", ...}``)."""
 
