@@ -277,8 +277,8 @@ class BLEUFormula(Formula):
         row = np.ascontiguousarray(row, dtype=np.int64)
         precisions = np.empty(order, dtype=np.float64)
         score, bp = bleu_from_row(row, *self.kernel_args[:5], precisions, *self.kernel_args[5:])
-        counts = [int(x) for x in row[2:2 + order]]
-        totals = [int(x) for x in row[2 + order:self.row_width]]
+        counts = [int(x) for x in self.matches(row)]
+        totals = [int(x) for x in self.totals(row)]
         if self.smooth_method == "add-k" and any(counts):
             # sacrebleu adds k to its count lists in place before testing for a
             # zero total; its BLEUScore shows the smoothed lists.
