@@ -4,14 +4,15 @@ The pipeline, one module a stage::
 
     text.py, files.py  inputs -> UTF-8 columns (Arrow-style buffers)
     statistics.py      columns -> token hashes -> per-segment statistics (kernels)
-    score.py           statistics -> BLEU scores, signatures and reports
-    bleu.py            the BLEU class that ties them together
+    metrics/           the metric seam: BLEU (metrics/bleu.py), its formula
+                       (statistics -> scores), its score and signature
     tables.py          Parquet / CSV / JSON Lines / data frames -> record batches
     groups.py          statistics -> sums per group
     table_scoring.py   score_table: one corpus BLEU per group, streamed
+    resampling.py      seeds, sacrebleu's draws, the bootstrap / randomization engines
     significance.py    bootstrap CIs, paired bootstrap, approximate randomization
     dask/              the same on a Dask cluster (``fastbleu.dask``, optional)
-    report.py, cli.py  the ``fastbleu`` command
+    report.py, report_paired.py, cli.py   the ``fastbleu`` command
 
 The public names are imported on first use, so that ``fastbleu --help`` and
 input errors do not wait for numba to start.
@@ -21,7 +22,8 @@ from ._version import __version__
 
 __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "score_table", "significance", "__version__"]
 
-_LAZY = {"BLEU": "bleu", "BLEUScore": "score", "BLEUSignature": "score",
+_LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
+         "BLEUSignature": "metrics.bleu_score",
          "score_table": "table_scoring"}
 
 

@@ -11,7 +11,9 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from fastbleu import BLEU, significance
-from fastbleu.score import score_from_statistics, scores_from_statistics, validate_statistics
+from fastbleu.metrics.bleu_formula import BLEUFormula
+
+FORMULA = BLEUFormula(4)
 
 HYPS = ["the cat sat on the mat", "a dog ran in the park", "it rained all day long here"]
 REFS = [["the cat sat on a mat", "a dog ran in a park", "it rained all day here"]]
@@ -47,9 +49,9 @@ def test_invalid_statistics_are_refused_everywhere(stats, kind, message):
     with pytest.raises(ValueError, match=message):
         significance.confidence_interval(bad, n_samples=10)
     with pytest.raises(ValueError, match=message):
-        score_from_statistics(bad.sum(axis=0), 4)
+        FORMULA.check_rows(bad.sum(axis=0), ndim=1)
     with pytest.raises(ValueError, match=message):
-        scores_from_statistics(bad, 4)
+        FORMULA.check_rows(bad)
 
 
 def test_the_issue_case_no_longer_scores_above_100(stats):
@@ -75,7 +77,7 @@ def test_malformed_statistics_arrays(stats, value, error, message):
                                    "1 2 3"])
 def test_non_numeric_statistics(value):
     with pytest.raises(TypeError, match="integer array"):
-        validate_statistics(value, 4)
+        FORMULA.check_rows(value)
 
 
 def test_integral_float_statistics_equal_int_ones(stats):
@@ -98,11 +100,12 @@ def test_compute_bleu_equals_sacrebleu_and_validates():
         BLEU.compute_bleu(["5", "x", 2, 1], [6, 5, 4, 3], 6, 7)
 
 
-def test_validate_statistics_returns_int64_contiguous(stats):
-    out = validate_statistics(np.asfortranarray(stats.astype(np.int32)), 4)
+def test_check_rows_returns_int64_contiguous(stats):
+    out = FORMULA.check_rows(np.asfortranarray(stats.astype(np.int32)))
     assert out.dtype == np.int64 and out.flags.c_contiguous
     np.testing.assert_array_equal(out, stats)
-    assert validate_statistics(np.zeros((0, 10), dtype=np.int64), 4).shape == (0, 10)
+    assert FORMULA.check_rows(np.zeros((0, 10), dtype=np.int64)).shape == (0, 10)
+    np.testing.assert_array_equal(FORMULA.check_rows(stats.astype(float)), stats)
 
 
 def test_empty_reference_list_is_not_the_cache():
@@ -135,12 +138,12 @@ def test_sizes_are_checked_before_allocating(stats):
 # -- reports, progress, text input -----------------------------------------------------------
 
 def test_non_finite_group_keys_are_json():
-    from fastbleu.report import _plain
+    from fastbleu.report import plain
 
     values = [float("nan"), np.float32("nan"), np.float64("inf"), -np.inf, 1.5, None, "a"]
-    plain = [_plain(v) for v in values]
-    assert plain == ["NaN", "NaN", "Infinity", "-Infinity", 1.5, None, "a"]
-    json.dumps(plain, allow_nan=False)
+    plained = [plain(v) for v in values]
+    assert plained == ["NaN", "NaN", "Infinity", "-Infinity", 1.5, None, "a"]
+    json.dumps(plained, allow_nan=False)
 
 
 def test_latex_escape_matches_sacrebleus_tables():
@@ -202,7 +205,7 @@ def test_universal_newlines_come_after_decoding():
 
 def test_paired_group_reports_with_nan_keys_are_json():
     from fastbleu.significance import Result
-    from fastbleu.significance_report import paired_groups
+    from fastbleu.report import paired_groups
 
     text = paired_groups(["g"], [(float("nan"),), (np.float64("-inf"),)],
                          [["base", "sys"], ["base", float("nan")]],

@@ -30,6 +30,7 @@ from fastbleu._kernels.counting import AVERAGE_SCALE
 from fastbleu.metrics import METRICS, get_metric, metric_class
 from fastbleu.metrics.base import Formula, Metric, Score, Signature
 from fastbleu.metrics.bleu_formula import BLEUFormula
+from fastbleu.metrics.bleu_score import BLEUSignature
 from fastbleu.text import as_text_column
 
 HYPS = ["The cat sat on the mat.", "A quick brown fox jumps over the lazy dog.",
@@ -159,9 +160,10 @@ def test_float32_resampled_scores_equal_sacrebleus_float32_path(options):
 # -- check_rows --------------------------------------------------------------------------
 
 @pytest.mark.parametrize("stats,error,message", [
-    (np.zeros((3, 10), dtype=np.float64), TypeError, "must be an array of integers"),
-    (np.zeros((3, 10), dtype=bool), TypeError, "must be an array of integers"),
-    ([["a"] * 10], TypeError, "must be an array of integers"),
+    (np.full((3, 10), 0.5), ValueError, "must hold whole counts"),
+    (np.zeros((3, 10), dtype=bool), TypeError, "must be an integer array"),
+    (np.zeros((3, 10), dtype=complex), TypeError, "must be an integer array"),
+    ([["a"] * 10], TypeError, "must be an integer array"),
     (np.zeros(10, dtype=np.int64), ValueError, r"must be 2-D, one row per segment; got shape \(10,\)"),
     (np.zeros((2, 3, 10), dtype=np.int64), ValueError, "must be 2-D"),
     (np.zeros((3, 12), dtype=np.int64), ValueError,
@@ -170,11 +172,35 @@ def test_float32_resampled_scores_equal_sacrebleus_float32_path(options):
      r"negative counts \(row 1, ref_len = -2\)"),
     (np.array([[3, 3, 1, 2, 0, 0, 3, 1, 0, 0]]), ValueError,
      "row 0: match_2 = 2 exceeds total_2 = 1"),
-    (np.full((1, 10), 2 ** 63, dtype=np.uint64), ValueError, "beyond the int64 range"),
+    (np.array([[3, 3, 1, 0, 0, 0, 3, 4, 0, 0]]), ValueError,
+     r"row 0: total_2 = 4 exceeds hyp_len = 3 \(totals must not exceed hyp_len\)"),
+    (np.full((1, 10), 2 ** 63, dtype=np.uint64), ValueError, "too large for int64"),
+    (np.full((1, 10), 2.0 ** 63), ValueError, "too large for int64"),
 ])
 def test_check_rows_rejects_bad_statistics(stats, error, message):
     with pytest.raises(error, match=message):
         BLEUFormula().check_rows(stats)
+
+
+def test_check_rows_of_one_row():
+    row = np.array([3, 3, 1, 0, 0, 0, 3, 2, 1, 0])
+    assert np.array_equal(BLEUFormula().check_rows(row, ndim=1), row)
+    with pytest.raises(ValueError, match=r"must be one row of 10 counts; got shape \(2, 10\)"):
+        BLEUFormula().check_rows(np.zeros((2, 10), dtype=np.int64), ndim=1)
+
+
+def test_score_columns_are_the_tables_result_columns():
+    pytest.importorskip("pyarrow")
+    formula = BLEUFormula(ref_length="average")
+    totals = _random_rows(np.random.default_rng(4), 3, 4)
+    scores = [formula.score(row) for row in totals]
+    signatures = [BLEU().signature(1)] * 3
+    columns = dict(formula.score_columns(totals, scores, signatures))
+    assert list(columns) == ["score", "bp", "ratio", "sys_len", "ref_len", "counts", "totals",
+                             "precisions", "signature"]
+    assert columns["score"].to_pylist() == [s.score for s in scores]
+    assert str(columns["ref_len"].type) == "double"
+    assert columns["totals"].to_pylist() == totals[:, 6:].tolist()
 
 
 def test_check_rows_names_the_array():
@@ -295,7 +321,8 @@ def test_bleu_signature_is_public_and_paired_signature_copies():
     bleu = BLEU()
     signature = bleu.signature(2, "intl")
     assert isinstance(signature, Signature)
-    assert signature.format() == bleu._signature(2, "intl").format()
+    assert signature.format() == BLEUSignature(2, False, "intl",
+                                               bleu.formula.signature_fields()).format()
     assert "tok:13a" in bleu.signature(1).format()
     paired = sig.paired_signature(signature, "ar", 10000, "12345", n_confidence=1000)
     assert paired.format() == ("nrefs:2|bs:1000|ar:10000|seed:12345|case:mixed|eff:no|tok:intl|"

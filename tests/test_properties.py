@@ -412,7 +412,7 @@ def statistics_rows(draw, max_order: int):
 @given(cfg=configs, data=st.data())
 def test_formula_on_random_statistics(cfg, data):
     """score/bp/precisions from statistics rows, one by one and vectorized, bit for bit."""
-    from fastbleu.score import scores_from_statistics
+    from fastbleu.metrics.bleu_formula import BLEUFormula
 
     order = cfg["max_ngram_order"]
     rows = data.draw(st.lists(statistics_rows(order), min_size=1, max_size=20), "rows")
@@ -425,8 +425,9 @@ def test_formula_on_random_statistics(cfg, data):
         expected.append(want.score)
         got = FastBLEU.compute_bleu(row[2:2 + order], row[2 + order:], row[0], row[1], **kwargs)
         assert_same_score(got, want, f"compute_bleu{tuple(row)}")
-    vector = scores_from_statistics(np.array(rows, dtype=np.int64), order, cfg["smooth_method"],
-                                    cfg["smooth_value"], cfg["effective_order"])
+    formula = BLEUFormula(order, cfg["smooth_method"], cfg["smooth_value"],
+                          cfg["effective_order"])
+    vector = formula.scores(formula.check_rows(np.array(rows, dtype=np.int64)))
     bad = [i for i in range(len(rows)) if not _same_float(float(vector[i]), expected[i])]
     assert not bad, [(rows[i], float(vector[i]), expected[i]) for i in bad[:3]]
 

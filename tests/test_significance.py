@@ -5,7 +5,7 @@ What is held against what:
 * chunked draws against numpy's one big ``choice``/``integers`` call (values
   and the generator's state afterwards);
 * the kernels against plain numpy/Python references: exact resampled sums
-  scored by ``score_from_statistics``, and sacrebleu's own float32 code path
+  scored by ``BLEUFormula.score``, and sacrebleu's own float32 code path
   (``_compute_score_from_stats(block.sum(0))``) for the compat kernel;
 * the public API and the command line against sacrebleu's ``PairedTest``,
   ``corpus_score(n_bootstrap=...)`` and its command line's JSON.
@@ -27,7 +27,8 @@ from sacrebleu.significance import PairedTest
 from fastbleu import BLEU
 from fastbleu import significance as sig
 from fastbleu.cli import main
-from fastbleu.score import score_from_statistics
+from fastbleu import resampling
+from fastbleu.metrics.bleu_formula import BLEUFormula
 from conftest import DATA, needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
 
 SAMPLE_REF = str(DATA / "sample.ref-A.en")
@@ -61,7 +62,7 @@ def test_chunked_indices_equal_one_draw(n):
     whole = np.random.default_rng(12345).choice(n, size=(m, n), replace=True)
     for chunk in (1, 4, 7, m):
         rng = np.random.default_rng(12345)
-        parts = list(sig.index_chunks(rng, n, m, chunk_rows=chunk))
+        parts = list(resampling.index_chunks(rng, n, m, chunk_rows=chunk))
         assert [first for first, _ in parts] == list(range(0, m, chunk))
         assert np.array_equal(np.concatenate([block for _, block in parts]), whole)
         # the stream goes on where the big draw leaves it (the AR bootstrap draws next)
@@ -76,8 +77,8 @@ def test_chunked_flips_equal_one_draw(n):
     whole = np.random.default_rng(7).integers(2, size=(m, n), dtype=bool)
     for chunk in (1, 5, 33, m):
         rng = np.random.default_rng(7)
-        parts = list(sig.flip_chunks(rng, n, m, chunk_rows=chunk))
-        step = sig.flip_rows_step(n)
+        parts = list(resampling.flip_chunks(rng, n, m, chunk_rows=chunk))
+        step = resampling.flip_rows_step(n)
         assert all(block.shape[0] % step == 0 for _, block in parts[:-1])
         assert np.array_equal(np.concatenate([block for _, block in parts]), whole)
         after = np.random.default_rng(7)
@@ -97,9 +98,9 @@ def test_unaligned_flip_chunks_would_break_the_stream():
 # -- the kernels against references ------------------------------------------------------
 
 def _reference_bootstrap(stats_list, bleu, idx):
-    return np.array([[score_from_statistics(stats[row].sum(axis=0), bleu.max_ngram_order,
-                                            bleu.smooth_method, bleu.smooth_value,
-                                            bleu.effective_order).score for row in idx]
+    formula = BLEUFormula(bleu.max_ngram_order, bleu.smooth_method, bleu.smooth_value,
+                          bleu.effective_order)
+    return np.array([[formula.score(stats[row].sum(axis=0)).score for row in idx]
                      for stats in stats_list])
 
 
@@ -108,14 +109,14 @@ def _reference_bootstrap(stats_list, bleu, idx):
                                      {"effective_order": True, "max_ngram_order": 3}])
 def test_exact_bootstrap_kernel_matches_plain_sums(options, monkeypatch):
     # small budgets: several batches, both count buffers, a split over segments
-    monkeypatch.setattr(sig, "_COUNT_BUDGET", 3 * 257)
-    monkeypatch.setattr(sig, "_INDEX_BUDGET", 2 * 257)
-    monkeypatch.setattr(sig, "_MIN_WORK", 1)
+    monkeypatch.setattr(resampling, "_COUNT_BUDGET", 3 * 257)
+    monkeypatch.setattr(resampling, "_INDEX_BUDGET", 2 * 257)
+    monkeypatch.setattr(resampling, "_MIN_WORK", 1)
     bleu = BLEU(**options)
     rng = np.random.default_rng(3)
     stats = [_random_stats(rng, 257, bleu.max_ngram_order, zeros=0.3) for _ in range(3)]
     n_samples = 20
-    ours = sig.bootstrap_scores(stats, sig._Formula.of(bleu), n_samples,
+    ours = resampling.bootstrap_scores(stats, bleu.formula, n_samples,
                                 np.random.default_rng(5))
     idx = np.random.default_rng(5).choice(257, size=(n_samples, 257), replace=True)
     assert np.array_equal(ours, _reference_bootstrap(stats, bleu, idx))
@@ -124,8 +125,8 @@ def test_exact_bootstrap_kernel_matches_plain_sums(options, monkeypatch):
 def test_exact_bootstrap_survives_a_wrapped_count(monkeypatch):
     """A segment drawn more often than the count type holds (uint16: 65,536 times) is
     summed another way; forced here with uint8 counts and rigged draws."""
-    monkeypatch.setattr(sig, "_COUNT_DTYPE", np.uint8)
-    monkeypatch.setattr(sig, "_COUNT_BUDGET", 2 * 300)
+    monkeypatch.setattr(resampling, "_COUNT_DTYPE", np.uint8)
+    monkeypatch.setattr(resampling, "_COUNT_BUDGET", 2 * 300)
 
     class Rigged:
         def __init__(self):
@@ -140,7 +141,7 @@ def test_exact_bootstrap_survives_a_wrapped_count(monkeypatch):
     rng = np.random.default_rng(8)
     stats = [_random_stats(rng, 300) for _ in range(2)]
     rigged = Rigged()
-    ours = sig.bootstrap_scores(stats, sig._Formula.of(BLEU()), 5, rigged)
+    ours = resampling.bootstrap_scores(stats, BLEU().formula, 5, rigged)
     assert np.array_equal(ours, _reference_bootstrap(stats, BLEU(), np.concatenate(rigged.drawn)))
 
 
@@ -155,7 +156,7 @@ def test_float32_kernel_is_sacrebleus_code_path(options):
     stats = [_random_stats(rng, 300, scale=200000, zeros=0.2) for _ in range(2)]
     stats[1][:5, 2:] = 0  # segments without matches
     n_samples = 12
-    ours = sig.bootstrap_scores(stats, sig._Formula.of(bleu), n_samples,
+    ours = resampling.bootstrap_scores(stats, bleu.formula, n_samples,
                                 np.random.default_rng(9), sacrebleu_compat=True)
     idx = np.random.default_rng(9).choice(300, size=(n_samples, 300), replace=True)
     for s, block in enumerate(stats):
@@ -179,25 +180,25 @@ def test_float32_sums_follow_numpy_block_sum(order, n):
     assert all(np.array_equal(a, b) for a, b in zip(sums, running))
     assert any(float(x) != float(y) for a, b in zip(sums, blocks)
                for x, y in zip(a, b.astype(np.int64).sum(0)))  # float32 really rounds here
-    ours = sig.bootstrap_scores(stats, sig._Formula.of(BLEU(max_ngram_order=order)), 3,
+    ours = resampling.bootstrap_scores(stats, BLEU(max_ngram_order=order).formula, 3,
                                 np.random.default_rng(3), sacrebleu_compat=True)
     assert ours[0].tolist() == [theirs._compute_score_from_stats(t).score for t in sums]
 
 
 def test_randomization_kernel_matches_matrix_products(monkeypatch):
-    monkeypatch.setattr(sig, "_FLIP_BUDGET", 3 * 130)
-    monkeypatch.setattr(sig, "_MIN_WORK", 1)
+    monkeypatch.setattr(resampling, "_FLIP_BUDGET", 3 * 130)
+    monkeypatch.setattr(resampling, "_MIN_WORK", 1)
     bleu = BLEU()
     rng = np.random.default_rng(4)
     base, *others = [_random_stats(rng, 130, zeros=0.2) for _ in range(3)]
     n_trials = 50
-    a, b = sig.randomization_scores(base, others, sig._Formula.of(bleu), n_trials,
+    a, b = resampling.randomization_scores(base, others, bleu.formula, n_trials,
                                     np.random.default_rng(1))
     flips = np.random.default_rng(1).integers(2, size=(n_trials, 130), dtype=bool)
     for s, other in enumerate(others):
         shuf_a, shuf_b = flips @ base + ~flips @ other, ~flips @ base + flips @ other
-        assert a[s].tolist() == [score_from_statistics(row, 4, "exp").score for row in shuf_a]
-        assert b[s].tolist() == [score_from_statistics(row, 4, "exp").score for row in shuf_b]
+        assert a[s].tolist() == [BLEUFormula(4, "exp").score(row).score for row in shuf_a]
+        assert b[s].tolist() == [BLEUFormula(4, "exp").score(row).score for row in shuf_b]
 
 
 def test_exact_beyond_float32():
@@ -208,9 +209,9 @@ def test_exact_beyond_float32():
     assert stats[0][:, 0].sum() > 2 ** 24
     n_samples = 8
     idx = np.random.default_rng(12345).choice(n, size=(n_samples, n), replace=True)
-    exact = sig.bootstrap_scores(stats, sig._Formula.of(BLEU()), n_samples,
+    exact = resampling.bootstrap_scores(stats, BLEU().formula, n_samples,
                                  np.random.default_rng(12345))
-    compat = sig.bootstrap_scores(stats, sig._Formula.of(BLEU()), n_samples,
+    compat = resampling.bootstrap_scores(stats, BLEU().formula, n_samples,
                                   np.random.default_rng(12345), sacrebleu_compat=True)
     rows = stats[0].tolist()
     for r in range(n_samples):

@@ -15,13 +15,14 @@ from __future__ import annotations
 from importlib import import_module
 
 #: Metric name -> ``"module:Class"`` of its :class:`Metric`.
-METRICS = {"bleu": "fastbleu.bleu:BLEU"}
+METRICS = {"bleu": "fastbleu.metrics.bleu:BLEU"}
 
 __all__ = ["METRICS", "get_metric", "metric_class", "Metric", "Formula", "Score", "Signature",
-           "BLEUFormula"]
+           "BLEU", "BLEUFormula", "BLEUScore", "BLEUSignature"]
 
 _LAZY = {"Metric": "base", "Formula": "base", "Score": "base", "Signature": "base",
-         "BLEUFormula": "bleu_formula"}
+         "BLEU": "bleu", "BLEUFormula": "bleu_formula", "BLEUScore": "bleu_score",
+         "BLEUSignature": "bleu_score"}
 
 
 def metric_class(name: str) -> type:

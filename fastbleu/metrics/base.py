@@ -106,6 +106,12 @@ class Formula(ABC):
     def score(self, row: np.ndarray) -> Score:
         """The score of one (summed) statistics row.
 
+        Unchecked, for speed (loops over groups call it many times): the row
+        comes from the metric's statistics, or from :meth:`check_rows`
+        (``ndim=1``) when a caller gives it.  Public entry points that take a
+        caller's statistics (``compute_bleu``, :mod:`fastbleu.significance`)
+        check them first.
+
         Parameters
         ----------
         row : array of int
@@ -118,7 +124,7 @@ class Formula(ABC):
 
     @abstractmethod
     def scores(self, rows: np.ndarray) -> np.ndarray:
-        """The score of every row of a statistics array.
+        """The score of every row of a statistics array (unchecked, as :meth:`score`).
 
         Parameters
         ----------
@@ -157,15 +163,20 @@ class Formula(ABC):
         return self
 
     @abstractmethod
-    def check_rows(self, stats, what: str = "statistics") -> np.ndarray:
+    def check_rows(self, stats, what: str = "statistics", ndim: int = 2) -> np.ndarray:
         """Validate a statistics array and return it as C-contiguous int64.
+
+        The one validation of statistics a caller gives (before :meth:`score`
+        and :meth:`scores`, which do not check).
 
         Parameters
         ----------
         stats : array-like of int
-            Shape ``(n, row_width)``.
+            Shape ``(n, row_width)``, or ``(row_width,)`` with ``ndim=1``.
         what : str
             How messages name the array (e.g. ``"statistics of system 1"``).
+        ndim : {2, 1}
+            Rows, or one (summed) row.
 
         Raises
         ------
@@ -174,6 +185,25 @@ class Formula(ABC):
         ValueError
             If its shape is wrong or its values cannot be statistics; the
             message says which row and column.
+        """
+
+    @abstractmethod
+    def score_columns(self, totals: np.ndarray, scores: list, signatures: list) -> list:
+        """The result columns of a table of groups, after the group keys.
+
+        Parameters
+        ----------
+        totals : numpy.ndarray
+            int64, shape ``(n_groups, row_width)``: each group's summed row.
+        scores : list of Score
+            :meth:`score` of each row of ``totals``.
+        signatures : list of Signature
+            Each group's signature.
+
+        Returns
+        -------
+        list of (str, pyarrow.Array)
+            Name and values of each column (the score first, the signature last).
         """
 
     @abstractmethod

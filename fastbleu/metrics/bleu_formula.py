@@ -19,13 +19,18 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._kernels.counting import AVERAGE_SCALE
+from .._kernels.counting import AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
 from .._kernels.formula import (SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE,
                                 bleu_from_row, bleu_of_float32_sums, bleu_of_sums,
                                 bleu_per_row)
-from ..score import REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, validate_smoothing
+from .._limits import MAX_NGRAM_ORDER_LIMIT
 from .base import Formula
+from .bleu_score import BLEUScore
 
+#: Smoothing methods and their default values (Chen & Cherry, 2014), as sacrebleu names them.
+SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+#: Choices of the brevity penalty's reference length, and the counting kernel's code for each.
+REF_LENGTHS = {"closest": REF_CLOSEST, "shortest": REF_SHORTEST, "average": REF_AVERAGE}
 #: The kernels' code of each smoothing method.
 SMOOTH_CODES = {"none": SMOOTH_NONE, "floor": SMOOTH_FLOOR, "add-k": SMOOTH_ADD_K,
                 "exp": SMOOTH_EXP}
@@ -33,6 +38,30 @@ SMOOTH_CODES = {"none": SMOOTH_NONE, "floor": SMOOTH_FLOOR, "add-k": SMOOTH_ADD_
 #: log-precisions with sum(), so the kernels follow the running interpreter.
 COMPENSATED_SUM = sys.version_info >= (3, 12)
 _NO_WEIGHTS = np.zeros(0, dtype=np.float64)
+
+
+def validate_smoothing(smooth_method, smooth_value) -> None:
+    """Raise if the smoothing method or value is not one sacrebleu accepts.
+
+    A numpy ``float32``/``float16`` value is refused: sacrebleu would carry
+    out its arithmetic in that reduced precision, and fastbleu computes in
+    float64, so the scores would differ in their last digits.  Python
+    numbers, ``numpy.float64`` and numpy integers are exact in both.
+    """
+    if smooth_method not in SMOOTH_DEFAULTS:
+        raise ValueError(f"unknown smooth_method {smooth_method!r}; "
+                         f"choose one of {', '.join(SMOOTH_DEFAULTS)}")
+    if smooth_value is None:
+        return
+    if isinstance(smooth_value, (bool, np.bool_)) or \
+            not isinstance(smooth_value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"smooth_value must be a number or None, got {type(smooth_value).__name__}")
+    if isinstance(smooth_value, np.floating) and not isinstance(smooth_value, float):
+        raise TypeError(f"smooth_value is a numpy {type(smooth_value).__name__}; pass a Python "
+                        "float (sacrebleu would compute in the lower precision, fastbleu in "
+                        "float64)")
+    if not np.isfinite(smooth_value) or smooth_value < 0:
+        raise ValueError(f"smooth_value must be a finite number >= 0, got {smooth_value!r}")
 
 
 def bleu_row_width(max_order: int) -> int:
@@ -104,6 +133,9 @@ class BLEUFormula(Formula):
             raise TypeError(f"max_ngram_order must be an int, got {type(order).__name__}")
         if order < 1:
             raise ValueError(f"max_ngram_order must be at least 1, got {order}")
+        if order > MAX_NGRAM_ORDER_LIMIT:
+            raise ValueError(f"max_ngram_order must be at most {MAX_NGRAM_ORDER_LIMIT} (a "
+                             f"statistics row holds 2 + 2 * order counts), got {order}")
         order = int(order)
         weights = self.weights
         if weights is not None:
@@ -149,20 +181,25 @@ class BLEUFormula(Formula):
         """The hypothesis n-gram counts of a row (or of every row), orders 1..N."""
         return rows[..., 2 + self.max_order:self.row_width]
 
-    def check_rows(self, stats, what: str = "statistics") -> np.ndarray:
-        """Validate a BLEU statistics array; return it as C-contiguous int64.
+    def check_rows(self, stats, what: str = "statistics", ndim: int = 2) -> np.ndarray:
+        """Validate BLEU statistics given by a caller; return them as C-contiguous int64.
 
-        The one check of statistics given by a caller (paired tests, tables
-        of statistics, anything that did not compute them itself): 2-D,
-        integers, ``row_width`` columns, no negative count, and no order with
-        more matching n-grams than n-grams.
+        The one check of statistics fastbleu did not compute itself (paired
+        tests, ``compute_bleu``, tables of statistics, a caller's own rows
+        before :meth:`score`/:meth:`scores`, which do not check): integers
+        (or floats that are all whole and finite), the shape, ``row_width``
+        columns, no negative count, no order with more matching n-grams than
+        n-grams, no order with more n-grams than hypothesis tokens, nothing
+        beyond int64.  Each check is one vectorized pass.
 
         Parameters
         ----------
         stats : array-like of int
-            Shape ``(n, row_width)``.
+            Shape ``(n, row_width)`` (``ndim=2``) or ``(row_width,)`` (``ndim=1``).
         what : str
             How messages name the array (e.g. ``"statistics of system 1"``).
+        ndim : {2, 1}
+            One row per segment, or one (summed) row.
 
         Returns
         -------
@@ -172,45 +209,66 @@ class BLEUFormula(Formula):
         Raises
         ------
         TypeError
-            If ``stats`` does not hold integers.
+            If ``stats`` does not hold numbers (bools, strings, objects, complex).
         ValueError
-            If it is not 2-D, has the wrong width, or holds values that no
-            text gives; the message names the first bad row and column.
+            For another shape or width, fractional or non-finite values, or
+            counts that no text gives; the message names the first bad row
+            and column and the rule it breaks.
         """
+        if isinstance(stats, (str, bytes)):
+            raise TypeError(f"{what} must be an integer array (BLEU.segment_statistics), got "
+                            f"{type(stats).__name__}")
         array = np.asarray(stats)
-        if not (np.issubdtype(array.dtype, np.integer) and array.dtype != np.bool_):
-            raise TypeError(f"{what} must be an array of integers (BLEU.segment_statistics), "
-                            f"got dtype {array.dtype}")
-        if array.ndim != 2:
-            raise ValueError(f"{what} must be 2-D, one row per segment; got shape "
-                             f"{array.shape}")
-        if array.shape[1] != self.row_width:
-            raise ValueError(f"{what} have {array.shape[1]} columns; max_ngram_order "
-                             f"{self.max_order} needs {self.row_width}")
-        if array.dtype.kind == "u" and array.size and \
-                array.max() > np.iinfo(np.int64).max:
-            raise ValueError(f"{what} hold counts beyond the int64 range")
-        rows = np.ascontiguousarray(array, dtype=np.int64)
-        if not rows.size:
-            return rows
+        kind = array.dtype.kind
+        if kind not in "iuf":
+            raise TypeError(f"{what} must be an integer array (BLEU.segment_statistics), got "
+                            f"dtype {array.dtype}")
+        if array.ndim != ndim:
+            shape = ("2-D, one row per segment" if ndim == 2 else
+                     f"one row of {self.row_width} counts")
+            raise ValueError(f"{what} must be {shape}; got shape {array.shape}")
+        if array.shape[-1] != self.row_width:
+            raise ValueError(f"{what} have {array.shape[-1]} columns; max_ngram_order "
+                             f"{self.max_order} needs {self.row_width} ([hyp_len, ref_len, "
+                             f"{self.max_order} matches, {self.max_order} totals])")
+        if kind == "f":
+            if not np.all(np.isfinite(array)) or np.any(array != np.floor(array)):
+                raise ValueError(f"{what} must hold whole counts; found fractional or "
+                                 "non-finite values")
+            if array.size and np.abs(array).max() >= 2.0 ** 63:
+                raise ValueError(f"{what} hold counts too large for int64")
+        elif kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+            raise ValueError(f"{what} hold counts too large for int64")
+        checked = np.ascontiguousarray(array, dtype=np.int64)
+        if not checked.size:
+            return checked
+        rows = checked.reshape(-1, self.row_width)
         if rows.min() < 0:
             row, column = (int(i) for i in np.argwhere(rows < 0)[0])
             raise ValueError(f"{what} hold negative counts (row {row}, "
                              f"{self.statistics_names[column]} = {rows[row, column]})")
-        over = self.matches(rows) > self.totals(rows)
+        matches, totals = self.matches(rows), self.totals(rows)
+        over = matches > totals
         if over.any():
             row, order = (int(i) for i in np.argwhere(over)[0])
-            raise ValueError(f"{what}, row {row}: match_{order + 1} = "
-                             f"{rows[row, 2 + order]} exceeds total_{order + 1} = "
-                             f"{rows[row, 2 + self.max_order + order]} (matching n-grams "
-                             "are a subset of the hypothesis n-grams)")
-        return rows
+            raise ValueError(f"{what}, row {row}: match_{order + 1} = {matches[row, order]} "
+                             f"exceeds total_{order + 1} = {totals[row, order]} (matches must "
+                             "not exceed totals: matching n-grams are hypothesis n-grams)")
+        over = totals > rows[:, :1]
+        if over.any():
+            row, order = (int(i) for i in np.argwhere(over)[0])
+            raise ValueError(f"{what}, row {row}: total_{order + 1} = {totals[row, order]} "
+                             f"exceeds hyp_len = {rows[row, 0]} (totals must not exceed "
+                             "hyp_len)")
+        return checked
 
     # -- scores ----------------------------------------------------------------------------
 
     def score(self, row) -> BLEUScore:
         """BLEU of one (summed) statistics row, with sacrebleu's ``BLEUScore`` fields.
 
+        Not checked (the per-group loops call it many times): rows fastbleu
+        computed, or a caller's rows after :meth:`check_rows` (``ndim=1``).
         The formula is Papineni et al. (2002) with Chen & Cherry's (2014)
         smoothing, in sacrebleu's order of operations (see
         :mod:`fastbleu._kernels.formula`).
@@ -219,8 +277,8 @@ class BLEUFormula(Formula):
         row = np.ascontiguousarray(row, dtype=np.int64)
         precisions = np.empty(order, dtype=np.float64)
         score, bp = bleu_from_row(row, *self.kernel_args[:5], precisions, *self.kernel_args[5:])
-        counts = [int(x) for x in row[2:2 + order]]
-        totals = [int(x) for x in row[2 + order:self.row_width]]
+        counts = [int(x) for x in self.matches(row)]
+        totals = [int(x) for x in self.totals(row)]
         if self.smooth_method == "add-k" and any(counts):
             # sacrebleu adds k to its count lists in place before testing for a
             # zero total; its BLEUScore shows the smoothed lists.
@@ -236,7 +294,10 @@ class BLEUFormula(Formula):
                          int(row[0]), ref_len)
 
     def scores(self, rows) -> np.ndarray:
-        """BLEU of every row of a statistics array (float64), on several threads."""
+        """BLEU of every row of a statistics array (float64), on several threads.
+
+        Not checked, as :meth:`score`: a caller's rows go through :meth:`check_rows` first.
+        """
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         out = np.empty(rows.shape[0], dtype=np.float64)
         if rows.shape[0]:
@@ -257,6 +318,44 @@ class BLEUFormula(Formula):
     def sentence_formula(self) -> BLEUFormula:
         """This formula with ``effective_order=True``, sacrebleu's advice for sentence BLEU."""
         return self if self.effective_order else replace(self, effective_order=True)
+
+    # -- a table of results -----------------------------------------------------------------
+
+    def score_columns(self, totals: np.ndarray, scores: list, signatures: list) -> list:
+        """The result columns of a table of groups, after the group keys.
+
+        Parameters
+        ----------
+        totals : numpy.ndarray
+            int64, shape ``(n_groups, row_width)``: each group's summed row.
+        scores : list of BLEUScore
+            :meth:`score` of each row of ``totals``.
+        signatures : list of Signature
+            Each group's signature.
+
+        Returns
+        -------
+        list of (str, pyarrow.Array)
+            ``score``, ``bp``, ``ratio``, ``sys_len``, ``ref_len`` (float64
+            with ``ref_length="average"``, else int64), ``counts``,
+            ``totals`` (the statistics, without add-k's ``k``),
+            ``precisions`` and ``signature``.
+        """
+        import pyarrow as pa
+
+        floats, ints, counts = pa.float64(), pa.int64(), pa.list_(pa.int64())
+        return [
+            ("score", pa.array([s.score for s in scores], floats)),
+            ("bp", pa.array([s.bp for s in scores], floats)),
+            ("ratio", pa.array([float(s.ratio) for s in scores], floats)),
+            ("sys_len", pa.array([s.sys_len for s in scores], ints)),
+            ("ref_len", pa.array([s.ref_len for s in scores],
+                                 floats if self.ref_length == "average" else ints)),
+            ("counts", pa.array(self.matches(totals).tolist(), counts)),
+            ("totals", pa.array(self.totals(totals).tolist(), counts)),
+            ("precisions", pa.array([s.precisions for s in scores], pa.list_(floats))),
+            ("signature", pa.array([sig.format() for sig in signatures], pa.string())),
+        ]
 
     # -- signature -------------------------------------------------------------------------
 

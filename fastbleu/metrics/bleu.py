@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
-from ._kernels.counting import MAX_AVERAGED_REFERENCES
-from ._limits import MAX_NGRAM_ORDER_LIMIT
-from .metrics.base import Metric
-from .metrics.bleu_formula import BLEUFormula
-from .score import (REF_LENGTHS, SMOOTH_DEFAULTS, BLEUScore, BLEUSignature,
-                    score_from_statistics, validate_smoothing)
-from .statistics import (References, check_references, compute_statistics, iter_statistics,
-                         reference_presence)
-from .text import TextColumn, as_text_column
-from .tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
-                         get_tokenizer)
+
+from .._kernels.counting import MAX_AVERAGED_REFERENCES
+from ..statistics import (References, check_references, compute_statistics, iter_statistics,
+                          reference_presence)
+from ..text import TextColumn, as_text_column
+from ..tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
+                          get_tokenizer)
+from .base import Metric
+from .bleu_formula import SMOOTH_DEFAULTS, BLEUFormula
+from .bleu_score import BLEUScore, BLEUSignature
 
 logger = logging.getLogger("fastbleu")
 
@@ -110,29 +108,19 @@ class BLEU(Metric):
                  trg_lang: str = "", references: Sequence[Sequence[str]] | None = None,
                  ref_length: str = "closest", weights: Sequence[float] | None = None,
                  spm_model=None):
-        validate_smoothing(smooth_method, smooth_value)
-        if ref_length not in REF_LENGTHS:
-            raise ValueError(f"unknown ref_length {ref_length!r}; choose one of "
-                             f"{', '.join(REF_LENGTHS)}")
-        if isinstance(max_ngram_order, bool) or not isinstance(max_ngram_order, (int, np.integer)):
-            raise TypeError(f"max_ngram_order must be an int, got {type(max_ngram_order).__name__}")
-        if max_ngram_order < 1:
-            raise ValueError(f"max_ngram_order must be at least 1, got {max_ngram_order}")
-        if max_ngram_order > MAX_NGRAM_ORDER_LIMIT:
-            raise ValueError(f"max_ngram_order must be at most {MAX_NGRAM_ORDER_LIMIT} (a "
-                             f"statistics row holds 2 + 2 * order counts), got "
-                             f"{max_ngram_order}")
+        # The formula checks its options (and names them as this constructor does).
+        formula = BLEUFormula(max_ngram_order, smooth_method, smooth_value, effective_order,
+                              weights, ref_length)
         self.lowercase = bool(lowercase)
         self._force = bool(force)
         self.trg_lang = trg_lang
         self.smooth_method = smooth_method
         self.smooth_value = smooth_value
-        self.max_ngram_order = int(max_ngram_order)
-        self.effective_order = bool(effective_order)
+        self.max_ngram_order = formula.max_order
+        self.effective_order = formula.effective_order
         self.ref_length = ref_length
-        self.weights = None if weights is None else self._check_weights(weights)
-        self._formula, self._formula_key = None, None
-        self.formula  # noqa: B018 (built and checked now)
+        self.weights = formula.weights
+        self._formula, self._formula_key = formula, self._formula_options()
         if tokenize is None:
             tokenize = TRG_LANG_TOKENIZERS.get(trg_lang, DEFAULT_TOKENIZER)
         else:
@@ -152,18 +140,6 @@ class BLEU(Metric):
             streams = _reference_streams(references, None)
             self.num_refs = self._check_references(streams)
             self._ref_cache = References.cached(streams, self.tokenizer, self.lowercase)
-
-    def _check_weights(self, weights) -> tuple[float, ...]:
-        if isinstance(weights, (str, bytes)) or not hasattr(weights, "__len__"):
-            raise TypeError("weights must be a sequence of numbers, one per n-gram order")
-        if len(weights) != self.max_ngram_order:
-            raise ValueError(f"weights has {len(weights)} values but max_ngram_order is "
-                             f"{self.max_ngram_order}")
-        values = tuple(float(w) for w in weights)
-        if any(not np.isfinite(w) or w < 0 for w in values) or values[0] <= 0:
-            raise ValueError("weights must be finite and non-negative, with a positive "
-                             "unigram weight")
-        return values
 
     def _check_references(self, streams) -> int:
         present = reference_presence(streams)
@@ -228,7 +204,7 @@ class BLEU(Metric):
         """
         hyps, refs = self._statistics(hypotheses, references)
         return compute_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                  self.max_ngram_order, ref_length=self._ref_length_code)
+                                  self.max_ngram_order, ref_length=self.formula.ref_length_code)
 
     def column_statistics(self, hypotheses: TextColumn, references, *, tokenizer=None,
                           buffers=None) -> np.ndarray:
@@ -269,12 +245,15 @@ class BLEU(Metric):
         ``smooth_value``, ``effective_order``, ``weights``, ``ref_length``)
         has been assigned since, as sacrebleu's attributes may be.
         """
-        key = (self.max_ngram_order, self.smooth_method, self.smooth_value,
-               self.effective_order, self.weights, self.ref_length)
+        key = self._formula_options()
         if self._formula_key != key:
             self._formula = BLEUFormula(*key)
             self._formula_key = key
         return self._formula
+
+    def _formula_options(self) -> tuple:
+        return (self.max_ngram_order, self.smooth_method, self.smooth_value,
+                self.effective_order, self.weights, self.ref_length)
 
     def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> BLEUSignature:
         """The signature of this configuration for ``num_refs`` references per segment.
@@ -289,30 +268,10 @@ class BLEU(Metric):
         """
         if tokenizer_signature is None:
             tokenizer_signature = self.tokenizer_signature
-        return BLEUSignature(num_refs, self.lowercase, self.effective_order, tokenizer_signature,
-                             self.smooth_method, self.smooth_value, self.n_bootstrap, self.seed,
-                             self.ref_length, self.weights)
-
-    # Private delegates kept for callers not yet on the seam (removed after issue 11's merge).
-    @property
-    def _ref_length_code(self) -> int:
-        return self.formula.ref_length_code
+        return BLEUSignature(num_refs, self.lowercase, tokenizer_signature,
+                             self.formula.signature_fields(), self.n_bootstrap, self.seed)
 
     # -- scores ------------------------------------------------------------------------
-
-    # _score and _scores take statistics fastbleu computed (or validated) itself; the public
-    # entry points that take a caller's statistics validate them first.
-    def _score(self, stats) -> BLEUScore:
-        return self.formula.score(stats)
-
-    def _scores(self, stats, effective_order: bool | None = None) -> np.ndarray:
-        formula = self.formula
-        if effective_order is not None and bool(effective_order) != formula.effective_order:
-            formula = replace(formula, effective_order=bool(effective_order))
-        return formula.scores(stats)
-
-    def _signature(self, num_refs: int, tokenizer_signature: str) -> BLEUSignature:
-        return self.signature(num_refs, tokenizer_signature)
 
     def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> BLEUScore:
         """Corpus BLEU: the statistics of all segments summed, then scored.
@@ -328,7 +287,7 @@ class BLEU(Metric):
             interval from this many bootstrap resamples, as sacrebleu does (its
             draws and seed, ``$SACREBLEU_SEED``); the score prints them and the
             signature gains ``bs`` and ``seed``.  Resampled sums are exact (int64);
-            :func:`fastbleu.significance.confidence_interval` offers sacrebleu's
+            :func:`fastbleu.significance.score_with_confidence` offers sacrebleu's
             float32 sums.
 
         Returns
@@ -338,16 +297,26 @@ class BLEU(Metric):
         if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)):
             raise TypeError(f"n_bootstrap must be an int, got {type(n_bootstrap).__name__}")
         if n_bootstrap > 1:
-            from .significance import score_with_confidence
+            from .. import resampling
 
-            return score_with_confidence(self.segment_statistics(hypotheses, references),
-                                         bleu=self, n_samples=int(n_bootstrap))
+            n_samples = resampling.check_count(n_bootstrap, "n_bootstrap")
+            resampling.resolve_seed()  # a bad $SACREBLEU_SEED before the statistics
+            stats = self.segment_statistics(hypotheses, references)
+            if not stats.shape[0]:
+                raise ValueError("no segments: resampling needs at least one")
+            formula = self.formula
+            score = formula.score(stats.sum(axis=0))
+            mean, ci, self.seed = resampling.confidence(stats, formula, n_samples)
+            score.set_confidence(mean, ci)
+            self.n_bootstrap = n_samples
+            return score
         hyps, refs = self._statistics(hypotheses, references)
-        total = np.zeros(self.formula.row_width, dtype=np.int64)
+        formula = self.formula
+        total = np.zeros(formula.row_width, dtype=np.int64)
         for stats in iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                     self.max_ngram_order, ref_length=self._ref_length_code):
+                                     self.max_ngram_order, ref_length=formula.ref_length_code):
             total += stats.sum(axis=0)
-        return self._score(total)
+        return formula.score(total)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
         """BLEU of one hypothesis against its references (``None`` = missing)."""
@@ -358,7 +327,7 @@ class BLEU(Metric):
         if not self.effective_order:
             logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
         stats = self.segment_statistics([hypothesis], [[ref] for ref in references])
-        return self._score(stats[0])
+        return self.formula.score(stats[0])
 
     def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
         """Sentence BLEU of every segment, vectorized.
@@ -371,7 +340,7 @@ class BLEU(Metric):
         numpy.ndarray
             float64, one score per segment.
         """
-        return self._scores(self.segment_statistics(hypotheses, references))
+        return self.formula.scores(self.segment_statistics(hypotheses, references))
 
     @staticmethod
     def compute_bleu(correct, total, sys_len: int, ref_len: int, smooth_method: str = "none",
@@ -411,11 +380,11 @@ class BLEU(Metric):
             raise ValueError("compute_bleu takes whole-number statistics; counts that already "
                              "include add-k's k are not statistics (smoothing adds it)")
         row = np.array([int(x) for x in (sys_len, ref_len, *correct, *total)], dtype=np.int64)
-        return score_from_statistics(row, max_ngram_order, smooth_method, smooth_value,
-                                     effective_order)
+        formula = BLEUFormula(max_ngram_order, smooth_method, smooth_value, effective_order)
+        return formula.score(formula.check_rows(row, "compute_bleu's statistics", ndim=1))
 
     def get_signature(self) -> BLEUSignature:
         """The signature of this configuration (needs references to have been seen)."""
         if self.num_refs is None:
             raise ValueError("Number of references unknown, please evaluate the metric first.")
-        return self._signature(self.num_refs, self.tokenizer_signature)
+        return self.signature(self.num_refs, self.tokenizer_signature)
