@@ -282,3 +282,9 @@ def test_help_imports_no_numpy_numba_or_pyarrow():
                 if line.startswith("import time:")}
     assert "fastbleu.cli" in imported
     assert not imported & {"numpy", "numba", "pyarrow", "fastbleu.files", "fastbleu.bleu"}
+
+
+def test_a_malformed_scheduler_address_is_one_line(small_table, capsys):
+    pytest.importorskip("distributed")
+    status = main([str(small_table), "--scheduler", "no-port-here", "--quiet"])
+    assert "missing port number" in _one_line(status, capsys.readouterr().err)

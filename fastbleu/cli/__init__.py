@@ -36,9 +36,9 @@ import sys
 from ..errors import InputError
 from .parser import build_parser
 from .policy import broken_install_message, is_broken_install, report_bug, say, write_output
-from .run import run
+from .run import execute
 
-__all__ = ["main", "build_parser", "run", "broken_install_message"]
+__all__ = ["main", "build_parser", "execute", "broken_install_message"]
 
 _is_broken_install = is_broken_install  # its name before the command line became a package
 
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         with terminating():  # SIGTERM and SIGHUP unwind as Ctrl-C does, removing temporaries
-            output = run(args)
+            output = execute(args)
     except InputError as error:
         if args.debug:
             raise

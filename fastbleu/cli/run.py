@@ -11,6 +11,7 @@ one-line error; every other exception is left to the error policy in
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from ..errors import InputError
@@ -26,7 +27,7 @@ logger = logging.getLogger("fastbleu")
 _METRIC_ERRORS = (ValueError, FileNotFoundError, ImportError, RuntimeError)
 
 
-def run(args) -> str:
+def execute(args) -> str:
     """Score as ``args`` (argparse's namespace) say; return what to print."""
     plan = make_plan(args)
     if args.spm_model is not None and args.tokenize_column is None:
@@ -77,9 +78,9 @@ def text_scores(args, plan: Plan) -> str:
     if len(systems) == 1 and args.confidence and args.confidence_n > 1:
         from ..significance import score_with_confidence
 
+        bleu = metric(plan.options)
         seed_label(args.seed)
         _need_segments(systems[0])
-        bleu = metric(plan.options)
         scores = [score_with_confidence(systems[0], refs, bleu=bleu, n_samples=args.confidence_n,
                                         seed=args.seed, sacrebleu_compat=args.sacrebleu_compat)]
     elif len(systems) == 1:
@@ -120,8 +121,8 @@ def paired_text(args, plan: Plan, names, systems, refs) -> str:
     from .. import significance, significance_report
 
     label = seed_label(args.seed)
-    _need_segments(systems[0])
     bleu = metric(plan.options, references=refs)
+    _need_segments(systems[0])
     stats = [bleu.segment_statistics(system, None) for system in systems]
     results = significance.paired_test(stats, bleu.formula, plan.test, n_samples=plan.n_samples,
                                        seed=args.seed, sacrebleu_compat=args.sacrebleu_compat)
@@ -184,7 +185,9 @@ def score_groups(args, plan: Plan, arguments: dict):
         check_directory(arguments["segments_out"], args.refs[0])
     # Dask logs its cluster's life at INFO; the root handler set up in main() would print it.
     logging.getLogger("distributed").setLevel(logging.ERROR)
-    with connect(args.scheduler, args.dask_workers) as client:
+    with contextlib.ExitStack() as stack:
+        with user_values(ValueError):  # distributed's refusal of a malformed --scheduler
+            client = stack.enter_context(connect(args.scheduler, args.dask_workers))
         return score_groups(args.refs[0], client=client, **arguments)
 
 
