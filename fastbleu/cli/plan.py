@@ -84,7 +84,7 @@ def make_plan(args) -> Plan:
     options = {"lowercase": args.lowercase, "force": args.force, "tokenize": args.tokenize,
                "smooth_method": args.smooth_method, "smooth_value": args.smooth_value,
                "max_ngram_order": args.max_ngram_order, "spm_model": args.spm_model}
-    if trg_lang:  # only then: a BLEU() without it is the one the API's users get
+    if trg_lang:  # sacrebleu's -l: the target language picks the default tokenizer
         options["trg_lang"] = trg_lang
     plan = Plan(TABLE if table else TEXT, test, None, options, group_keys(args),
                 True if args.progress else (False if args.quiet else None), cluster)
