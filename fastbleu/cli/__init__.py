@@ -31,7 +31,6 @@ they are dropped, never written to standard output.
 from __future__ import annotations
 
 import logging
-import sys
 
 from ..errors import InputError
 from .parser import build_parser

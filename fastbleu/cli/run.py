@@ -57,10 +57,10 @@ def metric(options: dict, **more):
 
 def seed_label(seed) -> str:
     """The ``seed`` field of ``--seed`` (or ``$SACREBLEU_SEED``); a bad seed is the user's."""
-    from ..significance import resolve_seed
+    from .. import significance
 
     with user_values(ValueError):
-        return resolve_seed(seed)[1]
+        return significance.resolve_seed(seed)[1]
 
 
 # -- text files ----------------------------------------------------------------------------
@@ -76,13 +76,14 @@ def text_scores(args, plan: Plan) -> str:
     if args.sentence_level:
         return sentence_scores(args, plan, systems, refs)
     if len(systems) == 1 and args.confidence and args.confidence_n > 1:
-        from ..significance import score_with_confidence
+        from .. import significance
 
         bleu = metric(plan.options)
         seed_label(args.seed)
         _need_segments(systems[0])
-        scores = [score_with_confidence(systems[0], refs, bleu=bleu, n_samples=args.confidence_n,
-                                        seed=args.seed, sacrebleu_compat=args.sacrebleu_compat)]
+        scores = [significance.score_with_confidence(
+            systems[0], refs, bleu=bleu, n_samples=args.confidence_n, seed=args.seed,
+            sacrebleu_compat=args.sacrebleu_compat)]
     elif len(systems) == 1:
         bleu = metric(plan.options)
         scores = [bleu.corpus_score(systems[0], refs)]
