@@ -1,0 +1,77 @@
+"""The ``fastbleu`` command: sacrebleu's BLEU command line, plus tables.
+
+    fastbleu REF [REF ...] -i SYS [SYS ...]     # text files, as sacrebleu reads them
+    cat SYS | fastbleu REF -f text             # systems from standard input (tab-separated)
+    fastbleu scores.parquet --hyp-column hyp --ref-column ref --group-by system,pair
+    fastbleu REF -i BASE SYS2 --paired-bs       # significance (fastbleu.significance)
+    fastbleu scores.parquet --system-column system --group-by pair --paired-ar
+
+Parse, plan, call the public API, print: :mod:`.parser` knows the flags
+(:func:`build_parser`), :mod:`.plan` chooses the mode and refuses flag
+combinations, :mod:`.inputs` reads text files and standard input, :mod:`.run`
+calls the API for each mode and formats with :mod:`fastbleu.report`, and
+:mod:`.policy` is the error policy.  A user error prints one line and exits
+with status 2 (nothing half-written is left behind); ``--debug`` shows the
+traceback instead.  Exit statuses:
+
+* 0: the result was written to standard output;
+* 1: a broken installation (a module of fastbleu or of a required dependency
+  cannot be imported), with one line saying so and how to reinstall; or a
+  bug: its traceback, then a line asking to report it;
+* 2: a user error (bad flag, unreadable input, standard output closed or
+  full), one ``fastbleu: error:`` line;
+* 130: interrupted (129 and 143: SIGHUP and SIGTERM, with the same cleanup);
+  141: standard output's reader went away (``| head``): silent, as a Unix
+  tool killed by SIGPIPE.
+
+Messages go to standard error only; with standard error closed (``2>&-``)
+they are dropped, never written to standard output.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..errors import InputError
+from .parser import build_parser
+from .policy import broken_install_message, is_broken_install, report_bug, say, write_output
+from .run import execute
+
+__all__ = ["main", "build_parser", "execute", "broken_install_message"]
+
+_is_broken_install = is_broken_install  # its name before the command line became a package
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``fastbleu`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(format="fastbleu: warning: %(message)s",
+                        level=logging.ERROR if args.quiet else logging.WARNING)
+    from ..signals import Terminated, terminating
+
+    try:
+        with terminating():  # SIGTERM and SIGHUP unwind as Ctrl-C does, removing temporaries
+            output = execute(args)
+    except InputError as error:
+        if args.debug:
+            raise
+        say(f"fastbleu: error: {error}")
+        return 2
+    except Terminated as stop:
+        say(f"fastbleu: stopped by {stop.name}; no output was written")
+        return stop.exit_status
+    except KeyboardInterrupt:
+        say("fastbleu: interrupted; no output was written")
+        return 130
+    except ImportError as error:
+        if args.debug:
+            raise
+        if is_broken_install(error):
+            say(f"fastbleu: error: {broken_install_message(error)}")
+            return 1
+        return report_bug()
+    except Exception:  # not the user's input: a bug, shown as one
+        if args.debug:
+            raise
+        return report_bug()
+    return write_output(output)

@@ -1,0 +1,155 @@
+"""The command line's flags: sacrebleu's names and defaults, plus tables and Dask.
+
+Only argparse and the version string: building the parser loads nothing heavy,
+so ``fastbleu --help`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .._version import __version__
+
+SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that its usage errors never go to standard output (argparse
+    prints the usage to ``sys.stdout`` when ``sys.stderr`` is None, ``2>&-``) and that
+    no option is ever abbreviated.
+
+    ``allow_abbrev=False`` stops ``--lowerc`` from meaning ``--lowercase``, but
+    argparse still completes a single-dash prefix (``-t`` for ``-tok``, ``-l`` for
+    ``-lc``); :meth:`_get_option_tuples` keeps only what is not an abbreviation: a
+    one-letter option with its value attached (``-w2``).
+    """
+
+    def _get_option_tuples(self, option_string):
+        # Each tuple is (action, option string, ...): keep the option strings that
+        # ``option_string`` starts with (``-w`` of ``-w2``), drop those it is a prefix of.
+        return [found for found in super()._get_option_tuples(option_string)
+                if option_string.startswith(found[1])]
+
+    def error(self, message):
+        if sys.stderr is not None:
+            self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser, with sacrebleu's flag names and defaults."""
+    parser = _Parser(
+        prog="fastbleu", allow_abbrev=False,
+        description="BLEU exactly as sacrebleu computes it, vectorized for large corpora. "
+                    "Give reference files and systems (-i) as sacrebleu takes them, or one "
+                    "table (Parquet file, directory or glob; CSV, TSV, JSON Lines) with "
+                    "--hyp-column and --ref-column.")
+    parser.add_argument("refs", nargs="+", metavar="REF",
+                        help="reference file(s), one segment per line (.gz read transparently),"
+                             " or one table")
+    parser.add_argument("-i", "--input", nargs="+", metavar="SYS",
+                        help="system output file(s) (default: standard input, several systems "
+                             "as tab-separated columns)")
+    bleu = parser.add_argument_group("BLEU")
+    bleu.add_argument("-tok", "--tokenize", default=None,
+                      help="tokenizer: 13a (default), none, char, intl, zh, ja-mecab, ko-mecab, "
+                           "spm, flores101, flores200 or spBLEU-1K")
+    bleu.add_argument("--spm-model", metavar="PATH", default=None,
+                      help="sentencepiece model for spm/flores101/flores200/spBLEU-1K (default: "
+                           "sacrebleu's copy in $SACREBLEU/models, ~/.sacrebleu/models)")
+    bleu.add_argument("-l", "--language-pair", metavar="SRC-TRG", default=None,
+                      help="source and target language (ISO 639-1 codes, e.g. en-zh): as in "
+                           "sacrebleu, the target language picks the default tokenizer (zh, "
+                           "ja-mecab for ja, ko-mecab for ko, else 13a)")
+    bleu.add_argument("-lc", "--lowercase", action="store_true",
+                      help="compute case-insensitive BLEU")
+    bleu.add_argument("-s", "--smooth-method", choices=SMOOTH_METHODS, default="exp",
+                      help="smoothing method (default: exp)")
+    bleu.add_argument("-sv", "--smooth-value", type=float, default=None,
+                      help="value for floor (default 0.1) and add-k (default 1) smoothing")
+    bleu.add_argument("--max-ngram-order", type=int, default=4,
+                      help="highest n-gram order (default: 4)")
+    bleu.add_argument("--force", action="store_true",
+                      help="do not warn about hypotheses that look tokenized")
+    text = parser.add_argument_group("text files")
+    text.add_argument("-e", "--encoding", default="utf-8",
+                      help="encoding of the text files (default: utf-8)")
+    text.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
+                      help="undecodable bytes: an error (default), or U+FFFD")
+    text.add_argument("-nr", "--num-refs", type=int, default=1,
+                      help="references per line of a single, tab-separated reference file")
+    text.add_argument("-sl", "--sentence-level", action="store_true",
+                      help="a score for every segment (with effective order, as sacrebleu)")
+    table = parser.add_argument_group("tables")
+    # None, not "hyp": an explicit --hyp-column hyp must select table mode too.
+    table.add_argument("--hyp-column", default=None, help="hypothesis column (default: hyp)")
+    table.add_argument("--ref-column", action="append", metavar="NAME",
+                       help="reference column; repeat it for several, or name one list<string> "
+                            "column (default: ref)")
+    table.add_argument("--group-by", metavar="COL[,COL...]",
+                       help="one corpus BLEU per combination of these columns")
+    table.add_argument("--doc-column", metavar="COL",
+                       help="document column: a BLEU per document")
+    table.add_argument("--tokenize-column", metavar="COL",
+                       help="column naming each row's tokenizer")
+    table.add_argument("--segments-out", metavar="OUT.parquet",
+                       help="write every segment's sentence BLEU and statistics here (on a "
+                            "Dask cluster: a directory of one file per partition)")
+    table.add_argument("--null-as-empty", action="store_true",
+                       help="take a null hypothesis as empty instead of failing")
+    table.add_argument("--batch-size", type=int, default=1 << 16,
+                       help="rows per record batch (default: 65536)")
+    table.add_argument("--system-column", metavar="COL",
+                       help="system name column: with --paired-bs/--paired-ar, test every "
+                            "system against --baseline within each --group-by group")
+    table.add_argument("--baseline", metavar="NAME",
+                       help="the baseline system's name in --system-column (default: the "
+                            "first system in the table)")
+    table.add_argument("--segment-column", metavar="COL",
+                       help="segment id column aligning the systems' rows within a group "
+                            "(default: each system's rows in table order)")
+    tests = parser.add_argument_group(
+        "significance", "bootstrap and randomization tests, with sacrebleu's draws")
+    tests.add_argument("-ci", "--confidence", action="store_true",
+                       help="report a bootstrap 95%% confidence interval (one system)")
+    tests.add_argument("-cin", "--confidence-n", type=int, default=1000,
+                       help="bootstrap resamples for --confidence (default: 1000)")
+    paired = tests.add_mutually_exclusive_group()
+    paired.add_argument("-pbs", "--paired-bs", action="store_true",
+                        help="paired bootstrap resampling test against the first system")
+    paired.add_argument("-par", "--paired-ar", action="store_true",
+                        help="paired approximate randomization test against the first system")
+    tests.add_argument("-pbsn", "--paired-bs-n", type=int, default=1000,
+                       help="resamples for --paired-bs (default: 1000)")
+    tests.add_argument("-parn", "--paired-ar-n", type=int, default=10000,
+                       help="trials for --paired-ar (default: 10000)")
+    tests.add_argument("-j", "--paired-jobs", type=int, default=1,
+                       help="accepted for sacrebleu's command lines; fastbleu uses its thread "
+                            "pool (NUMBA_NUM_THREADS)")
+    tests.add_argument("--seed", default=None,
+                       help="random seed (default: $SACREBLEU_SEED, else 12345; 'none' for "
+                            "fresh entropy)")
+    tests.add_argument("--sacrebleu-compat", action="store_true",
+                       help="sum resampled statistics in float32 as sacrebleu does (its "
+                            "numbers bit for bit; the default sums exactly in int64)")
+    cluster = table.add_mutually_exclusive_group()
+    cluster.add_argument("--scheduler", metavar="ADDRESS",
+                         help="score the table on this running Dask cluster (tcp://host:8786); "
+                              "its workers must see the same files")
+    cluster.add_argument("--dask-workers", type=int, metavar="N",
+                         help="score the table on a new local Dask cluster of N worker "
+                              "processes")
+    shown = parser.add_mutually_exclusive_group()
+    shown.add_argument("--quiet", action="store_true", help="no progress line, no warnings")
+    shown.add_argument("--progress", action="store_true",
+                       help="show the progress line even when standard error is not a terminal")
+    out = parser.add_argument_group("output")
+    out.add_argument("-f", "--format", choices=("json", "text", "latex"), default="json",
+                     help="output format (default: json)")
+    out.add_argument("-w", "--width", type=int, default=1, help="decimals (default: 1)")
+    out.add_argument("-b", "--score-only", action="store_true", help="print only the score")
+    out.add_argument("-sh", "--short", action="store_true", help="short signature")
+    parser.add_argument("--debug", action="store_true", help="show a traceback for errors")
+    parser.add_argument("-V", "--version", action="version", version=f"fastbleu {__version__}")
+    return parser

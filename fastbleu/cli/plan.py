@@ -1,0 +1,209 @@
+"""What a command line asks for, checked: the mode and every refusal of flag combinations.
+
+:func:`make_plan` turns parsed flags into a :class:`Plan` (the mode, the
+paired test and its number of samples, the metric's options) or refuses
+them with an :class:`~fastbleu.errors.InputError` of one line.  Nothing
+is read or scored here and nothing heavy is imported: the checks that need
+the data (the number of systems) are :func:`check_significance` with a
+count, called once the inputs are read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .._limits import MAX_NGRAM_ORDER_LIMIT, MAX_SAMPLES
+from ..errors import InputError
+from ..tables import is_table_path
+
+#: sacrebleu's default numbers of samples of the paired tests (as
+#: ``fastbleu.significance.default_samples``, which loads numpy).
+_DEFAULT_SAMPLES = {"bs": 1000, "ar": 10000}
+
+TEXT, TABLE = "text", "table"
+
+
+@dataclass
+class Plan:
+    """A checked command line.
+
+    Attributes
+    ----------
+    mode : {"text", "table"}
+        Text files (or standard input), or one table.
+    test : {"bs", "ar"} or None
+        The paired test asked for.
+    n_samples : int or None
+        Its resamples or trials (sacrebleu's rule: 0 or less is the default).
+    options : dict
+        :class:`fastbleu.BLEU`'s options from the flags.
+    keys : list of str
+        The ``--group-by`` columns.
+    progress : bool or None
+        Whether to show the progress line (None: on a terminal).
+    cluster : str, int or None
+        The Dask scheduler's address or number of local workers, if any.
+    """
+
+    mode: str
+    test: str | None
+    n_samples: int | None
+    options: dict = field(default_factory=dict)
+    keys: list = field(default_factory=list)
+    progress: bool | None = None
+    cluster: str | int | None = None
+
+    @property
+    def on_cluster(self) -> bool:
+        """Whether the table is scored on Dask (``--scheduler``, ``--dask-workers``)."""
+        return self.cluster is not None
+
+
+def make_plan(args) -> Plan:
+    """The plan of ``args`` (argparse's namespace), or an InputError saying what is refused.
+
+    ``args.hyp_column`` gets its default and, for a paired test on text files,
+    a repeat of the baseline's file among the systems is dropped, as sacrebleu
+    does.
+    """
+    check_numbers(args)
+    trg_lang = target_language(args.language_pair)
+    table_options = any([args.group_by, args.doc_column, args.segments_out, args.ref_column,
+                         args.tokenize_column, args.hyp_column is not None,
+                         args.system_column, args.segment_column, args.baseline,
+                         args.null_as_empty])
+    if args.hyp_column is None:  # None until here: an explicit "hyp" selects table mode too
+        args.hyp_column = "hyp"
+    table = table_options or (len(args.refs) == 1 and not args.input and args.num_refs == 1
+                              and not args.sentence_level and is_table_path(args.refs[0]))
+    cluster = args.scheduler if args.scheduler is not None else args.dask_workers
+    if not table and cluster is not None:
+        raise InputError("--scheduler and --dask-workers score a Parquet table; text files are "
+                         "scored in this process")
+    test = paired_test(args)
+    options = {"lowercase": args.lowercase, "force": args.force, "tokenize": args.tokenize,
+               "smooth_method": args.smooth_method, "smooth_value": args.smooth_value,
+               "max_ngram_order": args.max_ngram_order, "spm_model": args.spm_model}
+    if trg_lang:  # sacrebleu's -l: the target language picks the default tokenizer
+        options["trg_lang"] = trg_lang
+    plan = Plan(TABLE if table else TEXT, test, None, options, group_keys(args),
+                True if args.progress else (False if args.quiet else None), cluster)
+    if test:
+        n = args.paired_bs_n if test == "bs" else args.paired_ar_n
+        plan.n_samples = n if n > 0 else _DEFAULT_SAMPLES[test]
+    if table:
+        _check_table(args, plan)
+    else:
+        if test and args.input:  # sacrebleu skips a repeat of the baseline's file
+            args.input = args.input[:1] + [path for path in args.input[1:]
+                                           if path != args.input[0]]
+        check_significance(args, None)
+    return plan
+
+
+def target_language(language_pair: str | None) -> str:
+    """The target language of ``-l SRC-TRG`` (sacrebleu's ``langpair.split('-')[1]``)."""
+    if language_pair is None:
+        return ""
+    parts = language_pair.split("-")
+    if len(parts) != 2 or not all(part.strip() for part in parts):
+        raise InputError(f"-l/--language-pair takes SRC-TRG, two language codes joined by "
+                         f"'-' (e.g. en-zh), got {language_pair!r}")
+    return parts[1]
+
+
+def check_numbers(args) -> None:
+    """Every numeric flag in its range, refused with one line before anything is read or
+    allocated.  sacrebleu's own rules stay: ``-pbsn``/``-parn`` of 0 or less mean the
+    default, ``-cin`` of 1 or less means no interval, ``-j 0`` one job per system."""
+
+    def at_least(value, low, flag, high=None, unit=""):
+        if value is None:
+            return
+        if value < low or (high is not None and value > high):
+            if high is not None:
+                limit = f"between {low} and {high:,}{unit}"
+            else:
+                limit = "a positive int" if low == 1 else f"at least {low}"
+            raise InputError(f"{flag} must be {limit}, got {value}")
+
+    at_least(args.width, 0, "-w/--width", 100, " decimals")  # a precision for format()
+    at_least(args.max_ngram_order, 1, "--max-ngram-order", MAX_NGRAM_ORDER_LIMIT)
+    at_least(args.num_refs, 1, "-nr/--num-refs")
+    at_least(args.batch_size, 1, "--batch-size")
+    at_least(args.dask_workers, 1, "--dask-workers")
+    at_least(args.paired_jobs, 0, "-j/--paired-jobs")
+    for flag, value in (("-cin/--confidence-n", args.confidence_n),
+                        ("-pbsn/--paired-bs-n", args.paired_bs_n),
+                        ("-parn/--paired-ar-n", args.paired_ar_n)):
+        if value > MAX_SAMPLES:
+            raise InputError(f"{flag} must be at most {MAX_SAMPLES:,} (one float64 score per "
+                             f"sample and system is kept), got {value:,}")
+    value = args.smooth_value
+    if value is not None and not (value >= 0 and value != float("inf")):
+        raise InputError(f"-sv/--smooth-value must be a finite number >= 0, got {value}")
+
+
+def paired_test(args) -> str | None:
+    """``"bs"`` or ``"ar"`` if a paired test is asked for, else None."""
+    return "bs" if args.paired_bs else ("ar" if args.paired_ar else None)
+
+
+def check_significance(args, n_systems: int | None) -> None:
+    """The combinations sacrebleu refuses, refused with one line each (``n_systems``: the
+    number of systems read, or None before reading)."""
+    test = paired_test(args)
+    if args.sentence_level and (test or args.confidence):
+        raise InputError("statistical tests are unavailable at sentence level (-sl)")
+    if test and args.confidence:
+        raise InputError("--confidence is for a single system; a paired test already reports "
+                         "every system's confidence interval (--paired-bs)")
+    if n_systems is not None and test and n_systems == 1:
+        raise InputError("paired tests need several systems: give the baseline first, then "
+                         "the others, to -i")
+    if n_systems is not None and args.confidence and n_systems > 1:
+        raise InputError("--confidence is for a single system; for several use --paired-bs "
+                         "or --paired-ar")
+
+
+def group_keys(args) -> list[str]:
+    """The --group-by columns, comma-separated."""
+    return [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
+
+
+def _check_table(args, plan: Plan) -> None:
+    """The refusals of table mode, in the order the command line has always made them."""
+    if len(args.refs) != 1 or args.input:
+        raise InputError("a table is scored on its own: give one table and no -i")
+    check_significance(args, None)
+    if plan.test or args.system_column:
+        if plan.on_cluster:
+            raise InputError("paired tests on a table run in this process; on a cluster, "
+                             "gather the statistics with fastbleu.dask.segment_statistics("
+                             "..., group_by=SYSTEM) and pass them to "
+                             "fastbleu.significance.paired_bootstrap (README: 'On a Dask "
+                             "cluster')")
+        if plan.test is None:
+            raise InputError("--system-column is for paired tests: add --paired-bs or "
+                             "--paired-ar")
+        if not args.system_column:
+            raise InputError(f"--paired-{plan.test} on a table needs --system-column naming "
+                             "the systems (and optionally --baseline)")
+        if args.segments_out or args.tokenize_column or args.doc_column:
+            raise InputError("--segments-out, --tokenize-column and --doc-column do not "
+                             "combine with paired tests; use --group-by and --segment-column")
+        # fastbleu.tables' paired test refuses these too, as ValueErrors for its callers
+        repeated = sorted({k for k in plan.keys if plan.keys.count(k) > 1})
+        if repeated:
+            raise InputError(f"the column {repeated[0]!r} is given twice in group_by; name "
+                             "each once")
+        if args.system_column in plan.keys or args.system_column == args.segment_column:
+            raise InputError(f"the system column {args.system_column!r} cannot also be a "
+                             "group or segment column")
+        return
+    if args.confidence:
+        raise InputError("--confidence takes text files; for a table use --system-column with "
+                         "--paired-bs, which reports every system's confidence interval")
+    if args.sentence_level or args.num_refs != 1:
+        raise InputError("-sl and -nr are for text files; for a table use --segments-out and "
+                         "--ref-column")
