@@ -49,7 +49,7 @@ def _check_spm_model(args, plan: Plan) -> None:
 
 def metric(options: dict, **more):
     """``BLEU(**options, **more)``; a refused option is the user's error."""
-    from ..bleu import BLEU
+    from ..metrics.bleu import BLEU
 
     with user_values(*_METRIC_ERRORS):
         return BLEU(**options, **more)
@@ -119,7 +119,7 @@ def sentence_scores(args, plan: Plan, systems, refs) -> str:
 
 def paired_text(args, plan: Plan, names, systems, refs) -> str:
     """``--paired-bs``/``--paired-ar`` on text files: the table path's paired test."""
-    from .. import significance, significance_report
+    from .. import report, significance
 
     label = seed_label(args.seed)
     bleu = metric(plan.options, references=refs)
@@ -133,8 +133,8 @@ def paired_text(args, plan: Plan, names, systems, refs) -> str:
         names = ["Baseline"] + [f"System {k}" for k in range(1, len(names))]
     else:
         names = [f"Baseline: {names[0]}"] + names[1:]
-    return significance_report.paired(names, results, signature.format(args.short),
-                                      args.format, args.width, plan.test, plan.n_samples)
+    return report.paired(names, results, signature.format(args.short), args.format, args.width,
+                         plan.test, plan.n_samples)
 
 
 # -- tables --------------------------------------------------------------------------------
@@ -194,7 +194,7 @@ def score_groups(args, plan: Plan, arguments: dict):
 
 def table_paired(args, plan: Plan) -> str:
     """``--paired-bs``/``--paired-ar`` with ``--system-column``: a test per group."""
-    from .. import significance_report
+    from .. import report
     from ..table_significance import paired_table
     from ..tables import check_batch_size
 
@@ -208,7 +208,7 @@ def table_paired(args, plan: Plan) -> str:
                           n_samples=plan.n_samples, seed=args.seed,
                           sacrebleu_compat=args.sacrebleu_compat)
     short = args.short and args.format != "json"
-    return significance_report.paired_groups(
+    return report.paired_groups(
         plan.keys, result.key_values, result.systems, result.results,
         [signature.format(short) for signature in result.signatures], args.format, args.width,
         plan.test, plan.n_samples)
