@@ -22,7 +22,7 @@ from ._version import __version__
 __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "score_table", "significance", "__version__"]
 
 _LAZY = {"BLEU": "bleu", "BLEUScore": "score", "BLEUSignature": "score",
-         "score_table": "table_scoring"}
+         "score_table": "tables.scoring"}
 
 
 def __getattr__(name):

@@ -1,24 +1,30 @@
 """Statistics rows -> sums per group: the group-by reduction.
 
-BLEU's statistics are sums, so one corpus BLEU per group (per system and
-language pair, per document ...) is a segmented sum of the per-segment rows
-followed by the score formula.  :class:`GroupSums` keeps one int64 row per
-group seen so far, in order of first appearance, and adds batch after batch
-into it; memory grows with the number of groups, not with the rows.
+A metric's statistics are sums, so one corpus score per group (per system
+and language pair, per document ...) is a segmented sum of the per-segment
+rows followed by the metric's formula.  :class:`Groups`, the one group
+accumulator, keeps one int64 row per group seen so far and adds batch after
+batch into it; memory grows with the number of groups, not with the rows.
 """
 
 from __future__ import annotations
 
 import math
 
+from dataclasses import dataclass
+
 import numpy as np
+
+from ..errors import InputError
+from .columns import check_key_types, merged_types
 
 # One NaN object for every NaN key: NaN != NaN, but a tuple holding the same
 # object compares equal (identity first), so NaN groups merge across batches.
 _NAN = float("nan")
 
 
-def _canonical(value):
+def canonical_key(value):
+    """One NaN object for every NaN (so NaN keys are one group); other values as they are."""
     return _NAN if isinstance(value, float) and math.isnan(value) else value
 
 
@@ -26,8 +32,6 @@ def _encode(column, name, first_row: int, errors: str):
     """One column's dictionary codes (nulls encoded) and the value of every code."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from .errors import InputError
 
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
@@ -60,8 +64,7 @@ def _valid_keys(dictionary, indices, name, first_row: int, errors: str):
     """The dictionary of a key column, checked to be UTF-8 (or repaired with U+FFFD)."""
     import pyarrow as pa
 
-    from .errors import InputError
-    from .tables import valid_utf8
+    from ..text import valid_utf8
 
     try:
         dictionary.validate(full=True)
@@ -123,7 +126,7 @@ def factorize(columns, names=None, first_row: int = 0,
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
-    keys = [tuple(_canonical(values[indices[row]]) for values, indices in per_column)
+    keys = [tuple(canonical_key(values[indices[row]]) for values, indices in per_column)
             for row in first[order]]
     return rank[inverse.ravel()], keys
 
@@ -140,22 +143,43 @@ def sum_by_code(codes: np.ndarray, rows: np.ndarray, n_codes: int) -> np.ndarray
     return sums
 
 
-class GroupSums:
-    """Statistics rows summed per group key, in order of first appearance.
+@dataclass
+class GroupInfo:
+    """What a group needs for its signature besides its sums."""
+
+    tokenizer: str
+    min_refs: int
+    max_refs: int
+
+
+class Groups:
+    """The group accumulator: statistics rows summed per group key, with each group's
+    tokenizer, reference counts and first position.
+
+    One process adds batches in row order (:meth:`add`), so its groups are
+    already in order of first appearance; partial results of partitions
+    (:mod:`fastbleu.dask`) are merged in any order (:meth:`merge`) and
+    sorted by the position ``(partition, row)`` of each group's first row at
+    the end (:meth:`ordered`).
 
     Parameters
     ----------
     width : int
-        Columns of a statistics row (``2 + 2 * max_ngram_order``).
+        Columns of a statistics row (the metric's ``formula.row_width``).
     """
 
     def __init__(self, width: int):
-        self._row_of: dict[tuple, int] = {}
+        self.width = width
         self.keys: list[tuple] = []
-        self.sums = np.zeros((0, width), dtype=np.int64)
+        self.info: list[GroupInfo] = []
+        self.first: list[tuple[int, int]] = []
+        self.key_types: dict = {}
+        self.rows = 0
+        self._row_of: dict[tuple, int] = {}
+        self._sums = np.zeros((0, width), dtype=np.int64)
 
-    def add(self, codes: np.ndarray, keys: list[tuple], rows: np.ndarray) -> np.ndarray:
-        """Add a batch whose row ``i`` belongs to ``keys[codes[i]]``; return the group row of each code."""
+    def add_sums(self, codes: np.ndarray, keys: list[tuple], rows: np.ndarray) -> np.ndarray:
+        """Add rows whose row ``i`` belongs to ``keys[codes[i]]``; return the group of each code."""
         target = np.empty(len(keys), dtype=np.int64)
         for code, key in enumerate(keys):
             row = self._row_of.get(key)
@@ -163,17 +187,107 @@ class GroupSums:
                 row = self._row_of[key] = len(self.keys)
                 self.keys.append(key)
             target[code] = row
-        if len(self.keys) > self.sums.shape[0]:
-            grown = np.zeros((max(len(self.keys), 2 * self.sums.shape[0]), self.sums.shape[1]),
+        if len(self.keys) > self._sums.shape[0]:
+            grown = np.zeros((max(len(self.keys), 2 * self._sums.shape[0]), self.width),
                              dtype=np.int64)
-            grown[:self.sums.shape[0]] = self.sums
-            self.sums = grown
+            grown[:self._sums.shape[0]] = self._sums
+            self._sums = grown
         # np.add.at, not sums[target] += ...: two codes of a batch can be one group
         # (a dictionary that repeats a value, 0.0 and -0.0), and fancy-index +=
         # would keep only one of their additions.
-        np.add.at(self.sums, target, sum_by_code(codes, rows, len(keys)))
+        np.add.at(self._sums, target, sum_by_code(codes, rows, len(keys)))
         return target
 
     def totals(self) -> np.ndarray:
         """The sums, one row per group in :attr:`keys` order."""
-        return self.sums[:len(self.keys)]
+        return self._sums[:len(self.keys)]
+
+    def check_key_types(self, found: dict, first_row: int) -> None:
+        """Note the key column types of a batch from ``first_row`` on (InputError if changed)."""
+        check_key_types(self.key_types, found, "the rows before", f"the rows from {first_row} on")
+        self.key_types = merged_types(self.key_types, found)
+
+    def add(self, codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers,
+            position=(0, 0)):
+        """Add a batch; ``position`` is ``(partition, row)`` of its first row."""
+        known = len(self.info)
+        # A dictionary may hold a tokenizer's name twice: one code per name.
+        first_code = np.array([tokenizers.index(name) for name in tokenizers], dtype=np.int64)
+        tokenizer_of_row = first_code[tokenizer_of_row]
+        target = self.add_sums(codes, key_values, stats)
+        if len(self.keys) > known:  # new groups: note where each first appears
+            first_row = np.full(len(key_values), len(codes), dtype=np.int64)
+            np.minimum.at(first_row, codes, np.arange(len(codes), dtype=np.int64))
+            for code in np.flatnonzero(target >= known):
+                if target[code] == len(self.first):
+                    self.first.append((position[0], position[1] + int(first_row[code])))
+        # Each group's reference counts and tokenizers, from one sort of the rows
+        # (a loop over the groups with a mask each cost groups x rows: minutes for
+        # a batch of one document per row).
+        group_of_row = target[codes]
+        order = np.argsort(group_of_row, kind="stable")
+        ordered = group_of_row[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        present = ordered[starts]
+        low = np.minimum.reduceat(refs_per_row[order], starts)
+        high = np.maximum.reduceat(refs_per_row[order], starts)
+        pairs = np.unique(group_of_row * len(tokenizers) + tokenizer_of_row)
+        pair_group, pair_tokenizer = np.divmod(pairs, len(tokenizers))
+        tokenizer_of_group = dict(zip(pair_group.tolist(), pair_tokenizer.tolist()))
+        if pairs.size > present.size:  # some group uses two tokenizers in this batch
+            g = int(pair_group[np.flatnonzero(pair_group[1:] == pair_group[:-1])[0]])
+            names = sorted({tokenizers[t] for t in pair_tokenizer[pair_group == g]})
+            raise InputError(f"group {self.keys[g]} mixes the tokenizers {names}")
+        for g, lo, hi in zip(present.tolist(), low.tolist(), high.tolist()):
+            name = tokenizers[tokenizer_of_group[g]]
+            if g == len(self.info):
+                self.info.append(GroupInfo(name, lo, hi))
+                continue
+            info = self.info[g]
+            if info.tokenizer != name:
+                names = sorted({info.tokenizer, name})
+                raise InputError(f"group {self.keys[g]} mixes the tokenizers {names}")
+            info.min_refs = min(info.min_refs, lo)
+            info.max_refs = max(info.max_refs, hi)
+        self.rows += len(codes)
+
+    def add_empty_corpus(self, tokenizer: str, num_refs: int) -> None:
+        """Make a table without rows (and without keys) one group of zero sums."""
+        self.add_sums(np.zeros(0, dtype=np.int64), [()], np.zeros((0, self.width), np.int64))
+        self.info.append(GroupInfo(tokenizer, num_refs, num_refs))
+        self.first.append((0, 0))
+
+    def merge(self, other: Groups) -> Groups:
+        """Add another partial result into this one (exact: int64 sums) and return this one."""
+        check_key_types(self.key_types, other.key_types, "one partition", "another")
+        if not other.keys:
+            self.rows += other.rows
+            self.key_types = merged_types(self.key_types, other.key_types)
+            return self
+        count = len(other.keys)
+        # A NaN key is one group only through a shared NaN object (canonical_key),
+        # which a partial result sent between processes no longer holds.
+        keys = [tuple(canonical_key(value) for value in key) for key in other.keys]
+        target = self.add_sums(np.arange(count, dtype=np.int64), keys, other.totals())
+        for code, g in enumerate(target):
+            theirs = other.info[code]
+            if g == len(self.info):
+                self.info.append(GroupInfo(theirs.tokenizer, theirs.min_refs, theirs.max_refs))
+                self.first.append(other.first[code])
+                continue
+            mine = self.info[g]
+            if mine.tokenizer != theirs.tokenizer:
+                names = sorted({mine.tokenizer, theirs.tokenizer})
+                raise InputError(f"group {self.keys[g]} mixes the tokenizers {names}")
+            mine.min_refs = min(mine.min_refs, theirs.min_refs)
+            mine.max_refs = max(mine.max_refs, theirs.max_refs)
+            self.first[g] = min(self.first[g], other.first[code])
+        self.rows += other.rows
+        self.key_types = merged_types(self.key_types, other.key_types)
+        return self
+
+    def ordered(self) -> tuple[list[tuple], np.ndarray, list[GroupInfo]]:
+        """Keys, summed statistics and group information in order of first appearance."""
+        order = sorted(range(len(self.first)), key=self.first.__getitem__)
+        totals = self.totals()[order] if order else self.totals()
+        return ([self.keys[g] for g in order], totals, [self.info[g] for g in order])
