@@ -74,7 +74,8 @@ def group_statistics(piece, index: int, job: TableJob, segments: str | None = No
     metric = job.metric()
     start, batches = _batches(piece, job)
     start = start if first_row is None else first_row
-    writer = SegmentWriter(segments, list(job.keys), metric.formula) if segments is not None else None
+    writer = SegmentWriter(segments, list(job.keys), metric.formula) \
+        if segments is not None else None
     try:
         with _naming(index, piece):
             groups = job.statistics(batches, metric, start, index,

@@ -86,8 +86,8 @@ def check_key_types(known: dict, found: dict, where_known: str, where_found: str
     for name, kind in found.items():
         if name in known and not same_kind(known[name], kind):
             raise InputError(f"column {name!r} holds {describe(known[name])} in {where_known} "
-                             f"but {describe(kind)} in {where_found}; every part of a table needs the same column "
-                             "types")
+                             f"but {describe(kind)} in {where_found}; every part of a table "
+                             "needs the same column types")
 
 
 def merged_types(known: dict, found: dict) -> dict:

@@ -60,7 +60,10 @@ class TableJob:
     @classmethod
     def create(cls, hyp, refs, group_by, doc, tokenize_column, null_as_empty, encoding_errors,
                batch_size, metric_options, metric_name: str = "bleu") -> TableJob:
-        """Check the arguments of :func:`~fastbleu.tables.scoring.score_table` (TypeError/ValueError)."""
+        """Check the arguments of :func:`~fastbleu.tables.scoring.score_table`.
+
+        Raises TypeError or ValueError (the metric's own for its options).
+        """
         if not isinstance(hyp, str):
             raise TypeError(f"hyp must be a column name, got {type(hyp).__name__}")
         refs = column_names(refs, "refs")

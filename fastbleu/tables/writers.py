@@ -338,7 +338,7 @@ class SegmentWriter:
                 pending.result()
 
     def write(self, batch, stats, first_row: int) -> None:
-        """Queue one batch's rows (``stats``: its statistics, ``first_row``: its first row number)."""
+        """Queue one batch's rows: ``stats`` its statistics, ``first_row`` its first row."""
         import pyarrow as pa
         import pyarrow.parquet as pq
 
