@@ -1,18 +1,16 @@
 """fastbleu: sacrebleu-exact BLEU, vectorized with numba, for large corpora.
 
-The pipeline, one module a stage::
+The pipeline, one stage a module or subpackage::
 
-    text.py, files.py  inputs -> UTF-8 columns (Arrow-style buffers)
-    statistics.py      columns -> token hashes -> per-segment statistics (kernels)
-    metrics/           the metric seam: BLEU (metrics/bleu.py), its formula
-                       (statistics -> scores), its score and signature
-    tables.py          Parquet / CSV / JSON Lines / data frames -> record batches
-    groups.py          statistics -> sums per group
-    table_scoring.py   score_table: one corpus BLEU per group, streamed
-    resampling.py      seeds, sacrebleu's draws, the bootstrap / randomization engines
-    significance.py    bootstrap CIs, paired bootstrap, approximate randomization
-    dask/              the same on a Dask cluster (``fastbleu.dask``, optional)
-    report.py, report_paired.py, cli.py   the ``fastbleu`` command
+    text.py, files.py   inputs -> UTF-8 columns (Arrow-style buffers)
+    tokenizers/         tokenizer names -> kernels or Python line tokenizers
+    statistics.py       columns -> token hashes -> per-segment statistics (kernels)
+    metrics/            the metric seam: statistics -> formula -> score and signature
+    resampling.py       seeds, sacrebleu's draws, bootstrap and randomization engines
+    significance.py     confidence intervals, paired bootstrap, approximate randomization
+    tables/             Parquet / CSV / JSON Lines / data frames -> scores per group
+    dask/               the same on a Dask cluster (``fastbleu.dask``, optional)
+    report.py, cli/     the ``fastbleu`` command and what it prints
 
 The public names are imported on first use, so that ``fastbleu --help`` and
 input errors do not wait for numba to start.
@@ -23,8 +21,7 @@ from ._version import __version__
 __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "score_table", "significance", "__version__"]
 
 _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
-         "BLEUSignature": "metrics.bleu_score",
-         "score_table": "table_scoring"}
+         "BLEUSignature": "metrics.bleu_score", "score_table": "tables.scoring"}
 
 
 def __getattr__(name):

@@ -1,7 +1,7 @@
 """SIGTERM and SIGHUP handled as Ctrl-C is: the run unwinds and removes what it half-wrote.
 
 Python turns SIGINT into :class:`KeyboardInterrupt`, so every ``except
-BaseException`` cleanup (:mod:`fastbleu.output`'s temporary files and
+BaseException`` cleanup (:mod:`fastbleu.tables.writers`' temporary files and
 directories) runs.  SIGTERM (``kill``, a batch scheduler's time limit) and
 SIGHUP (a closed terminal) would kill the process on the spot instead,
 leaving hidden temporary files behind.  :func:`terminating` makes them raise

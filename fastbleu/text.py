@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import InputError
+
 # pyarrow is imported where it is used: reading files (the command line) does
 # not need it, and its import is part of every run's start-up time.
 
@@ -50,16 +52,82 @@ def _describe(values) -> str:
     return type(values).__module__.split(".")[0] + "." + type(values).__qualname__
 
 
-def _from_arrow(array, name: str, trusted: bool = False) -> TextColumn:
-    """Buffers of an Arrow string column.
+def is_string_type(kind) -> bool:
+    """Whether an Arrow type holds text: ``string``, ``large_string`` or ``string_view``."""
+    import pyarrow as pa
 
-    ``trusted`` marks arrays fastbleu built itself (valid UTF-8, or Python
-    text with lone surrogates as binary); any other array is checked to be
-    valid UTF-8, because the kernels read it without bounds checks.
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind) or \
+        (hasattr(pa.types, "is_string_view") and pa.types.is_string_view(kind))
+
+
+def valid_utf8(column, name: str, first_row: int, errors: str):
+    """A text column checked to be UTF-8 (or repaired with U+FFFD if ``errors="replace"``).
+
+    Binary columns are accepted and returned as ``large_string``.  A bad
+    value with ``errors="strict"`` is an InputError naming the column and row.
     """
     import pyarrow as pa
 
-    if len(array) and array.null_count == len(array):  # all missing, whatever the type
+    if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
+        try:
+            return column.cast(pa.large_string())  # checks UTF-8, copies nothing
+        except pa.ArrowInvalid:
+            pass
+    else:
+        try:
+            column.validate(full=True)
+            return column
+        except pa.ArrowInvalid:
+            pass
+    raw = column.cast(pa.large_binary()).to_pylist()
+    fixed = []
+    for i, value in enumerate(raw):
+        if value is None:
+            fixed.append(None)
+            continue
+        try:
+            fixed.append(value.decode("utf-8"))
+        except UnicodeDecodeError as error:
+            if errors != "replace":
+                raise InputError(f"column {name!r}, row {first_row + i}: not valid UTF-8 "
+                                 f"({error.reason}); --encoding-errors replace goes on with "
+                                 "U+FFFD") from None
+            fixed.append(value.decode("utf-8", "replace"))
+    return pa.array(fixed, type=pa.large_string())
+
+
+def arrow_strings(array, name: str, *, errors: str = "strict", first_row: int | None = None,
+                  trusted: bool = False):
+    """An Arrow text column as one ``string``/``large_string`` array of valid UTF-8.
+
+    The one Arrow -> text path of fastbleu (API inputs, table columns): a
+    chunked array becomes one array, a dictionary its values, a view or an
+    all-null column ``large_string``.
+
+    Parameters
+    ----------
+    array : pyarrow.Array or pyarrow.ChunkedArray
+    name : str
+        The column, as messages name it.
+    errors : {"strict", "replace"}
+        Table columns only: refuse text that is not UTF-8, or repair it with U+FFFD.
+    first_row : int, optional
+        Given for a table column (the row number of the array's first row):
+        errors are then :class:`~fastbleu.errors.InputError` naming the
+        column and the row, as the command line shows them.  Without, they
+        are a TypeError (not text) or ValueError (``name[i]`` not UTF-8).
+    trusted : bool
+        An array fastbleu built itself (valid UTF-8, or Python text with lone
+        surrogates as ``large_binary``): not checked.
+
+    Returns
+    -------
+    pyarrow.Array
+    """
+    import pyarrow as pa
+
+    table = first_row is not None
+    if not table and len(array) and array.null_count == len(array):  # all missing, any type
         array = pa.nulls(len(array), pa.large_string())
     if isinstance(array, pa.ChunkedArray):
         if array.num_chunks == 1:
@@ -67,17 +135,19 @@ def _from_arrow(array, name: str, trusted: bool = False) -> TextColumn:
         else:  # large offsets, so that chunks beyond 2 GiB of text still fit
             array = array.cast(pa.large_string()).combine_chunks()
     kind = array.type
+    if pa.types.is_dictionary(kind) and (table or pa.types.is_string(kind.value_type)
+                                         or pa.types.is_large_string(kind.value_type)):
+        array = array.cast(kind.value_type)
+        kind = array.type
     if pa.types.is_string_view(kind) or pa.types.is_null(kind):
         array = array.cast(pa.large_string())
-    elif pa.types.is_dictionary(kind) and (pa.types.is_string(kind.value_type)
-                                           or pa.types.is_large_string(kind.value_type)):
-        array = array.cast(kind.value_type)
-    kind = array.type
-    if pa.types.is_string(kind):
-        offset_type = np.int32
-    elif pa.types.is_large_string(kind) or (trusted and pa.types.is_large_binary(kind)):
-        offset_type = np.int64
-    else:
+        kind = array.type
+    if table:
+        if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)):
+            raise InputError(f"column {name!r} holds {kind}, not strings")
+        return valid_utf8(array, name, first_row, errors)
+    if not (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or (trusted and pa.types.is_large_binary(kind))):
         raise TypeError(f"{name} must hold strings, got an Arrow column of type {kind}")
     if not trusted:
         try:
@@ -89,6 +159,20 @@ def _from_arrow(array, name: str, trusted: bool = False) -> TextColumn:
                 except UnicodeDecodeError:
                     raise ValueError(f"{name}[{i}] is not valid UTF-8") from None
             raise
+    return array
+
+
+def _from_arrow(array, name: str, trusted: bool = False) -> TextColumn:
+    """Buffers of an Arrow string column (:func:`arrow_strings`).
+
+    ``trusted`` marks arrays fastbleu built itself (valid UTF-8, or Python
+    text with lone surrogates as binary); any other array is checked to be
+    valid UTF-8, because the kernels read it without bounds checks.
+    """
+    import pyarrow as pa
+
+    array = arrow_strings(array, name, trusted=trusted)
+    offset_type = np.int32 if pa.types.is_string(array.type) else np.int64
     n = len(array)
     _, offsets_buffer, data_buffer = array.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=offset_type)[array.offset:array.offset + n + 1]

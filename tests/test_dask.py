@@ -20,7 +20,7 @@ import fastbleu.dask as fd
 from fastbleu import BLEU
 from fastbleu.cli import main
 from fastbleu.errors import InputError
-from fastbleu.table_scoring import TableJob
+from fastbleu.tables.job import TableJob
 from conftest import needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
 from test_tables import _sample_table
 
@@ -62,7 +62,7 @@ def client(sample_dataset):
 def test_partials_merged_in_any_order_keep_first_appearance_order():
     table = _shuffled_sample()
     job = TableJob.create("hyp", REFS, ["system"], "doc", None, False, "strict", 1 << 16, {})
-    bleu = job.bleu()
+    bleu = job.metric()
     whole = job.scores(job.statistics(table.to_batches(max_chunksize=300), bleu), bleu)
     partials = [job.statistics([batch], bleu, 300 * p, partition=p)
                 for p, batch in enumerate(table.to_batches(max_chunksize=300))]
@@ -282,7 +282,7 @@ def test_cli_dask_workers_and_scheduler_json_equal_one_process(client, sample_da
 def test_paired_bootstrap_on_gathered_statistics_equals_the_table_test(client, sample_dataset):
     """Significance on a cluster: statistics gathered per system, the tests run on the client."""
     from fastbleu.significance import paired_ar, paired_bootstrap
-    from fastbleu.table_significance import paired_table
+    from fastbleu.tables import paired_table
 
     grouped = fd.segment_statistics(sample_dataset, refs=REFS, group_by="system", client=client)
     blocks = list(grouped.values())

@@ -26,7 +26,8 @@ import pytest
 import fastbleu
 from fastbleu.cli import main
 from fastbleu.errors import InputError
-from fastbleu.output import MARKER, AtomicDirectory, AtomicFile, check_writable
+from fastbleu.tables.targets import MARKER, check_writable
+from fastbleu.tables.writers import AtomicDirectory, AtomicFile
 from fastbleu.signals import Terminated, terminating
 from test_tables import _sample_table
 

@@ -23,7 +23,7 @@ import pytest
 import fastbleu
 from fastbleu import BLEU, score_table
 from fastbleu.errors import InputError
-from fastbleu.table_significance import paired_table
+from fastbleu.tables import paired_table
 from test_tables import _sample_table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,14 +103,14 @@ def test_object_columns_of_mixed_types_are_refused():
 
 
 def test_a_key_that_changes_type_between_batches_is_refused():
-    from fastbleu.table_scoring import TableJob
+    from fastbleu.tables.job import TableJob
 
     job = TableJob.create("hyp", ["ref"], ["system"], None, None, False, "strict", 10, {})
     batches = [_small(2, system=["0", "1"]).to_batches()[0],
                _small(2, system=[0, 1]).to_batches()[0]]
     with pytest.raises(InputError, match=r"'system' holds string in the rows before but int64 "
                                          r"in the rows from 2 on"):
-        job.statistics(batches, job.bleu())
+        job.statistics(batches, job.metric())
 
 
 # -- §3 group columns named like output columns, or twice ------------------------------
@@ -288,7 +288,7 @@ def test_a_batch_size_too_large_is_refused_before_reading(name, tmp_path):
 def test_json_lines_are_read_in_blocks_with_the_numbers_of_a_whole_read(tmp_path, monkeypatch):
     import gzip
 
-    import fastbleu.tables
+    import fastbleu.tables.readers
 
     table = _sample_table()
     frame = table.to_pandas()
@@ -299,8 +299,8 @@ def test_json_lines_are_read_in_blocks_with_the_numbers_of_a_whole_read(tmp_path
     gz.write_bytes(gzip.compress(path.read_bytes()))
     expected = score_table(pa.Table.from_pandas(frame, preserve_index=False),
                            group_by=["system", "doc"], null_as_empty=True).to_pylist()
-    monkeypatch.setattr(fastbleu.tables, "_block_size", lambda batch_size: 4096)
-    source = fastbleu.tables.open_table(path, ["hyp", "ref", "system", "doc"])
+    monkeypatch.setattr(fastbleu.tables.readers, "_block_size", lambda batch_size: 4096)
+    source = fastbleu.tables.readers.open_table(path, ["hyp", "ref", "system", "doc"])
     sizes = [batch.num_rows for batch in source.batches(read_ahead=False)]
     assert sum(sizes) == 2000 and len(sizes) > 100  # blocks of 4 KB
     for name in (path, gz):

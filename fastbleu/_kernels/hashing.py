@@ -44,6 +44,32 @@ def finish(h):
     return h
 
 
+def finish_keys(ids: np.ndarray) -> np.ndarray:
+    """Token keys for dense token numbers, vectorized in numpy: ``finish(id + 1)`` of each.
+
+    The same bijection as :func:`finish` (splitmix64's finaliser), for callers
+    that number tokens themselves (NLTK's token lists) rather than hash bytes.
+
+    Parameters
+    ----------
+    ids : numpy.ndarray
+        Non-negative integers.
+
+    Returns
+    -------
+    numpy.ndarray
+        uint64, the shape of ``ids``.
+    """
+    h = ids.astype(np.uint64)
+    h += np.uint64(1)
+    h ^= h >> _S30
+    h *= _MIX_1
+    h ^= h >> _S27
+    h *= _MIX_2
+    h ^= h >> _S31
+    return h
+
+
 @njit(cache=True, nogil=True)
 def hash_bytes(buf, start, end):
     """Hash of the token made of the bytes ``buf[start:end]``."""

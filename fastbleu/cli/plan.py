@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .._limits import MAX_NGRAM_ORDER_LIMIT, MAX_SAMPLES
 from ..errors import InputError
-from ..tables import is_table_path
+from ..tables.paths import is_table_path
 
 #: sacrebleu's default numbers of samples of the paired tests (as
 #: ``fastbleu.significance.default_samples``, which loads numpy).

@@ -148,7 +148,7 @@ def _table_arguments(args, plan: Plan) -> dict:
 def table_scores(args, plan: Plan) -> str:
     """One table: a score per group (and document), in this process or on Dask."""
     from .. import report
-    from ..table_scoring import TableJob
+    from ..tables.job import TableJob
 
     doc = [args.doc_column] if args.doc_column else []
     arguments = {**_table_arguments(args, plan), "group_by": plan.keys, "doc": args.doc_column,
@@ -173,7 +173,7 @@ def score_groups(args, plan: Plan, arguments: dict):
     """The table's scores, in this process or on a Dask cluster (``--scheduler``,
     ``--dask-workers``)."""
     if not plan.on_cluster:
-        from ..table_scoring import score_groups
+        from ..tables.scoring import score_groups
 
         return score_groups(args.refs[0], **arguments)
     from ..dask import connect, require, score_groups
@@ -181,7 +181,7 @@ def score_groups(args, plan: Plan, arguments: dict):
     with user_values(ImportError):  # the message names the extra to install
         require()
     if arguments.get("segments_out") is not None:  # before starting a cluster
-        from ..output import check_directory
+        from ..tables.targets import check_directory
 
         check_directory(arguments["segments_out"], args.refs[0])
     # Dask logs its cluster's life at INFO; the root handler set up in main() would print it.
@@ -195,8 +195,8 @@ def score_groups(args, plan: Plan, arguments: dict):
 def table_paired(args, plan: Plan) -> str:
     """``--paired-bs``/``--paired-ar`` with ``--system-column``: a test per group."""
     from .. import report
-    from ..table_significance import paired_table
-    from ..tables import check_batch_size
+    from ..tables.paired import paired_table
+    from ..tables.readers import check_batch_size
 
     seed_label(args.seed)
     metric(plan.options)  # the flags' options checked before any reading

@@ -8,7 +8,7 @@ equal, and its groups come in the same first-appearance order (each group
 carries the position of its first row through the reduction).
 
     score_table          one corpus BLEU per group, as ``fastbleu.score_table``
-    score_groups         the same as a :class:`~fastbleu.table_scoring.GroupScores`
+    score_groups         the same as a :class:`~fastbleu.tables.results.GroupScores`
     sentence_scores      a sentence-BLEU column added to a Dask DataFrame
     segment_statistics   every segment's statistics gathered to the client
     connect              a client for an existing scheduler or a new LocalCluster

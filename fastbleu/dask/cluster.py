@@ -52,7 +52,7 @@ def connect(scheduler: str | None = None, workers: int | None = None,
     ------
     ValueError
         For both or neither of ``scheduler`` and ``workers``, or ``workers < 1``.
-    fastbleu.files.InputError
+    fastbleu.errors.InputError
         When the scheduler cannot be reached.
     """
     if (scheduler is None) == (workers is None):
@@ -71,6 +71,8 @@ def connect(scheduler: str | None = None, workers: int | None = None,
         with client:
             yield client
         return
+    import logging
+
     import dask
 
     env = {} if numba_threads is None else {"NUMBA_NUM_THREADS": str(numba_threads)}
@@ -81,6 +83,10 @@ def connect(scheduler: str | None = None, workers: int | None = None,
     with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
         cluster = LocalCluster(n_workers=workers, threads_per_worker=threads_per_worker,
                                processes=True, dashboard_address=":0",
-                               scheduler_kwargs={"dashboard": False}, env=env)
+                               scheduler_kwargs={"dashboard": False}, env=env,
+                               # A data error on a worker reaches the client as fastbleu's
+                               # one-line InputError; the workers' own log of it (a
+                               # traceback per failed task) is only noise on the terminal.
+                               silence_logs=logging.CRITICAL)
     with cluster, Client(cluster) as client:
         yield client

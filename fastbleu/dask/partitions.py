@@ -1,6 +1,6 @@
 """The work of one partition, run on a worker: batches -> statistics, per group or per row.
 
-A partition is either a :class:`fastbleu.tables.ParquetPiece` (some row
+A partition is either a :class:`fastbleu.tables.pieces.ParquetPiece` (some row
 groups of a Parquet file, read with pyarrow exactly as one process reads
 them) or a pandas DataFrame (a partition of a Dask DataFrame).  Every
 function here is a plain module-level function, so Dask sends it to the
@@ -15,10 +15,12 @@ import threading
 import numpy as np
 
 from ..errors import InputError
-from ..groups import factorize
 from ..statistics import HashBuffer
-from ..table_scoring import TableJob, _Groups, _SegmentWriter
-from ..tables import ParquetPiece, _read_ahead, open_table
+from ..tables.groups import Groups, factorize
+from ..tables.job import TableJob
+from ..tables.pieces import ParquetPiece
+from ..tables.readers import open_table, read_ahead
+from ..tables.writers import SegmentWriter
 
 
 @contextlib.contextmanager
@@ -51,31 +53,32 @@ def _buffers() -> tuple[HashBuffer, HashBuffer]:
 def _batches(piece, job: TableJob):
     if isinstance(piece, ParquetPiece):
         # Decode the next batch while the kernels work on this one, as one process does.
-        return piece.first_row, _read_ahead(piece.batches(job.columns, job.batch_size,
+        return piece.first_row, read_ahead(piece.batches(job.columns, job.batch_size,
                                                           list(job.keys)))
     columns = list(dict.fromkeys(job.columns))
     table = open_table(piece[columns], columns, job.batch_size)
     return 0, table.batches(read_ahead=False)
 
 
-def merge_groups(*partials: _Groups) -> _Groups:
+def merge_groups(*partials: Groups) -> Groups:
     """Partial per-group sums added into a new object (the inputs stay as they are)."""
-    merged = _Groups(partials[0].sums.sums.shape[1])
+    merged = Groups(partials[0].width)
     for partial in partials:
         merged.merge(partial)
     return merged
 
 
 def group_statistics(piece, index: int, job: TableJob, segments: str | None = None,
-                     first_row: int | None = None) -> _Groups:
+                     first_row: int | None = None) -> Groups:
     """Per-group sums of one partition; with ``segments``, also its per-segment file."""
-    bleu = job.bleu()
+    metric = job.metric()
     start, batches = _batches(piece, job)
     start = start if first_row is None else first_row
-    writer = _SegmentWriter(segments, list(job.keys), bleu) if segments is not None else None
+    writer = SegmentWriter(segments, list(job.keys), metric.formula) \
+        if segments is not None else None
     try:
         with _naming(index, piece):
-            groups = job.statistics(batches, bleu, start, index,
+            groups = job.statistics(batches, metric, start, index,
                                     on_batch=None if writer is None else writer.write,
                                     buffers=_buffers())
         if writer is not None:
@@ -97,7 +100,7 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
     the group code of every row and the key of every code (first-appearance
     order), or ``(stats, None, None)``.
     """
-    bleu = job.bleu()
+    metric = job.metric()
     start, batches = _batches(piece, job)
     parts, codes, keys, seen = [], [], [], {}
     row = start
@@ -105,7 +108,7 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            stats = job.batch_statistics(batch, bleu, row, _buffers())[0]
+            stats = job.batch_statistics(batch, metric, row, _buffers())[0]
             parts.append(stats)
             if grouped:
                 batch_codes, batch_keys = factorize([batch.column(k) for k in job.keys],
@@ -114,7 +117,7 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
                                  dtype=np.int64)
                 codes.append(local[batch_codes])
             row += batch.num_rows
-    width = 2 + 2 * bleu.max_ngram_order
+    width = metric.formula.row_width
     stats = np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
     if not grouped:
         return stats, None, None
@@ -123,8 +126,8 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
 
 
 def sentence_scores(frame, job: TableJob, column: str, partition_info=None):
-    """A pandas partition with its sentence BLEU as a new float64 column."""
-    bleu = job.bleu()
+    """A pandas partition with its sentence scores (``formula.scores``) as a new float64 column."""
+    formula = job.metric().formula
     index = partition_info["number"] if partition_info else 0
     stats = segment_statistics(frame, index, job, grouped=False)[0]
-    return frame.assign(**{column: bleu._scores(stats)})
+    return frame.assign(**{column: formula.scores(stats)})

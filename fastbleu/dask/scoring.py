@@ -4,7 +4,7 @@ The graph for :func:`score_groups` is one task per partition (per-group
 int64 sums, :func:`fastbleu.dask.partitions.group_statistics`) and a tree of
 merges (:data:`FAN_IN` partial results per task), so no task holds more than
 a few partial results and the client receives one.  The scores are computed
-on the client by the same :class:`fastbleu.table_scoring.TableJob` that
+on the client by the same :class:`fastbleu.tables.job.TableJob` that
 scores a table in one process.
 """
 
@@ -15,10 +15,14 @@ import os
 import numpy as np
 
 from ..errors import InputError
-from ..output import AtomicDirectory, check_directory
-from ..groups import _canonical
-from ..table_scoring import GroupScores, TableJob, _Groups
-from ..tables import CSV_SUFFIXES, JSON_SUFFIXES, _check_columns, parquet_pieces
+from ..tables.groups import Groups, canonical_key
+from ..tables.job import TableJob
+from ..tables.paths import CSV_SUFFIXES, JSON_SUFFIXES
+from ..tables.pieces import parquet_pieces
+from ..tables.readers import check_columns
+from ..tables.results import GroupScores
+from ..tables.targets import check_directory
+from ..tables.writers import AtomicDirectory
 from . import partitions
 from .cluster import require
 
@@ -38,7 +42,7 @@ def _pieces(source, job: TableJob, partition_rows: int) -> list:
     """The partitions of ``source``: Parquet pieces, or delayed pandas partitions."""
     columns = list(dict.fromkeys(job.columns))
     if _is_dask_frame(source):
-        _check_columns("DataFrame", list(source.columns), columns)
+        check_columns("DataFrame", list(source.columns), columns)
         return list(source[columns].to_delayed())
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("source must be a Parquet file, directory or glob, or a "
@@ -82,7 +86,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                           encoding_errors, batch_size, bleu_options)
     if segments_out is not None:
         job.check_segment_columns()
-    bleu = job.bleu()
+    metric = job.metric()
     if segments_out is not None:  # before reading any footer: never an input, never a file
         check_directory(segments_out, source)
     pieces = _pieces(source, job, partition_rows)
@@ -101,7 +105,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                      offsets[index])
                  for index, piece in enumerate(pieces)]
         groups = _compute(_tree(tasks, partitions.merge_groups), client) if tasks else \
-            _Groups(2 + 2 * bleu.max_ngram_order)
+            Groups(metric.formula.row_width)
         if segments is not None:
             segments.commit()
     except BaseException as error:
@@ -110,7 +114,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
             if isinstance(error, InputError):  # a worker's error names its part: name ours
                 raise segments.renamed(error) from None
         raise
-    return job.scores(groups, bleu)
+    return job.scores(groups, metric)
 
 
 def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
@@ -143,7 +147,7 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         fastbleu's (a ``.fastbleu-segments`` file) and swapped in when all
         are done.  It may be new, an empty directory, or an earlier run's
         marked directory holding nothing else; it may not hold an input or
-        lie inside one (:mod:`fastbleu.output`).  A Dask DataFrame source is
+        lie inside one (:mod:`fastbleu.tables.targets`).  A Dask DataFrame source is
         counted first, for the row numbers.
     progress : bool or None
         Accepted for compatibility and ignored: Dask's dashboard shows the
@@ -165,7 +169,7 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         Without dask[dataframe] and distributed (``pip install 'fastbleu[dask]'``).
     TypeError, ValueError
         For arguments of the wrong type or value.
-    fastbleu.files.InputError
+    fastbleu.errors.InputError
         For a missing file or column, a non-Parquet path, a ``segments_out``
         that may not be written (with the reason), and the data errors of
         :func:`fastbleu.score_table` (a partition of a DataFrame is named, its
@@ -186,7 +190,7 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
 
     This is the input of significance tests (paired bootstrap, approximate
     randomization), which resample segments and so need them all on one
-    machine: ``8 * (2 + 2 * max_ngram_order)`` bytes a segment, 80 for BLEU-4.
+    machine: 8 bytes a statistics column (``formula.row_width``) a segment, 80 for BLEU-4.
 
     Parameters
     ----------
@@ -205,7 +209,7 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
     Returns
     -------
     numpy.ndarray or dict
-        Without ``group_by``: int64, shape ``(rows, 2 + 2 * max_ngram_order)``,
+        Without ``group_by``: int64, shape ``(rows, formula.row_width)``,
         in row order, equal to :meth:`fastbleu.BLEU.segment_statistics`.  With
         it: ``{key tuple: array}`` in order of first appearance, every array
         holding its group's rows in row order.
@@ -213,7 +217,7 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
     require()
     job = TableJob.create(hyp, refs, group_by, None, tokenize_column, null_as_empty,
                           encoding_errors, batch_size, bleu_options)
-    width = 2 + 2 * job.bleu().max_ngram_order
+    width = job.metric().formula.row_width
     pieces = _pieces(source, job, partition_rows)
     grouped = bool(job.keys)
     from dask import delayed
@@ -228,7 +232,7 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
     number: dict[tuple, int] = {}
     codes = []
     for _, local_codes, keys in results:
-        glob = np.array([number.setdefault(tuple(_canonical(v) for v in key), len(number))
+        glob = np.array([number.setdefault(tuple(canonical_key(v) for v in key), len(number))
                          for key in keys], dtype=np.int64)
         codes.append(glob[local_codes] if len(keys) else local_codes)
     codes = np.concatenate(codes) if codes else np.zeros(0, dtype=np.int64)
@@ -272,6 +276,6 @@ def sentence_scores(ddf, hyp: str = "hyp", refs=("ref",), *, column: str = "sent
                          "with column=")
     job = TableJob.create(hyp, refs, None, None, tokenize_column, null_as_empty,
                           encoding_errors, batch_size, bleu_options)
-    _check_columns("DataFrame", list(ddf.columns), list(dict.fromkeys(job.columns)))
+    check_columns("DataFrame", list(ddf.columns), list(dict.fromkeys(job.columns)))
     meta = ddf._meta.assign(**{column: np.zeros(0, dtype=np.float64)})
     return ddf.map_partitions(partitions.sentence_scores, job, column, meta=meta)

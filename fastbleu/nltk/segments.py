@@ -27,22 +27,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._kernels.hashing import _MIX_1, _MIX_2
+from .._kernels.hashing import finish_keys
+from ..text import is_string_type
 
 __all__ = ["Segments", "prepare", "is_arrow"]
-
-
-def _keys(ids: np.ndarray) -> np.ndarray:
-    """Token keys for dense token numbers: splitmix64's finaliser of ``id + 1``
-    (``fastbleu._kernels.hashing.finish``, vectorized)."""
-    h = ids.astype(np.uint64)
-    h += np.uint64(1)
-    h ^= h >> np.uint64(30)
-    h *= _MIX_1
-    h ^= h >> np.uint64(27)
-    h *= _MIX_2
-    h ^= h >> np.uint64(31)
-    return h
 
 
 @dataclass
@@ -182,7 +170,7 @@ def _from_python(list_of_references, hypotheses, sentence: bool) -> Segments:
         what = "references" if sentence else f"list_of_references[{i}]"
         raise ValueError(f"{what} is empty: every hypothesis needs at least one reference")
     ref_start, ref_count = _reference_layout(n_refs, ref_len, ref_first)
-    keys = _keys(np.arange(len(vocabulary)))  # one key per distinct token
+    keys = finish_keys(np.arange(len(vocabulary)))  # one key per distinct token
     return Segments(keys[hyp_ids], _starts(hyp_count), hyp_count, keys[ref_ids],
                     ref_start, ref_count,
                     lambda i: (list_of_references[i], hypotheses[i]))
@@ -214,20 +202,13 @@ def _is_list(type_) -> bool:
     return pa.types.is_list(type_) or pa.types.is_large_list(type_)
 
 
-def _is_string(type_) -> bool:
-    import pyarrow as pa
-
-    return pa.types.is_string(type_) or pa.types.is_large_string(type_) or \
-        (hasattr(pa.types, "is_string_view") and pa.types.is_string_view(type_))
-
-
 def _token_lists(column, what: str):
     """``(lengths with -1 for nulls, string values)`` of a ``list<string>`` array."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     column = _combined(column)
-    if not (_is_list(column.type) and _is_string(column.type.value_type)):
+    if not (_is_list(column.type) and is_string_type(column.type.value_type)):
         raise TypeError(f"{what} must be an Arrow list<string> column (one list of tokens per "
                         f"segment), not {column.type}; split the text first, e.g. with "
                         "pyarrow.compute.utf8_split_whitespace")
@@ -323,7 +304,7 @@ def _from_arrow(list_of_references, hypotheses, sentence: bool) -> Segments:
             references = [s[i].as_py() for s in streams if s[i].is_valid]
             return references, hypotheses[i].as_py()
 
-    keys = _keys(np.arange(int(ids.max()) + 1 if ids.size else 0))[ids]
+    keys = finish_keys(np.arange(int(ids.max()) + 1 if ids.size else 0))[ids]
     n_hyp_tokens = len(hyp_values)
     return Segments(keys[:n_hyp_tokens], _starts(hyp_count), hyp_count, keys[n_hyp_tokens:],
                     ref_start, ref_count, segment)

@@ -17,28 +17,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .errors import InputError
-
-PARQUET_SUFFIXES = (".parquet", ".parq", ".pq")
-CSV_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
-JSON_SUFFIXES = (".jsonl", ".ndjson", ".json", ".jsonl.gz")
-TABLE_SUFFIXES = PARQUET_SUFFIXES + CSV_SUFFIXES + JSON_SUFFIXES
-
-
-def is_table_path(path: str, table_options: bool = False) -> bool:
-    """Whether a command-line input names a table rather than a text file.
-
-    Parquet files, directories and globs are tables.  CSV, TSV and JSON
-    Lines files are tables only with ``table_options`` (a ``--hyp-column``,
-    ``--group-by`` ... flag): a ``.tsv`` file is just as often sacrebleu's
-    tab-separated references (``-nr``).
-    """
-    lower = str(path).lower()
-    pattern = glob.has_magic(str(path)) and not os.path.exists(path)  # "ref[1].txt" is a file
-    if lower.endswith(PARQUET_SUFFIXES) or os.path.isdir(path) or pattern:
-        return True
-    return table_options and lower.endswith(CSV_SUFFIXES + JSON_SUFFIXES)
-
+from ..errors import InputError
+from ..text import valid_utf8
+from .columns import check_same_types
+from .paths import CSV_SUFFIXES, JSON_SUFFIXES, PARQUET_SUFFIXES
 
 @dataclass
 class TableSource:
@@ -56,10 +38,10 @@ class TableSource:
         while the caller works on the current one (pyarrow decodes without
         holding the GIL).
         """
-        return _read_ahead(self._batches()) if read_ahead else self._batches()
+        return _ahead(self._batches()) if read_ahead else self._batches()
 
 
-def _read_ahead(batches: Iterator) -> Iterator:
+def read_ahead(batches: Iterator) -> Iterator:
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastbleu-read") as reader:
@@ -72,7 +54,10 @@ def _read_ahead(batches: Iterator) -> Iterator:
             yield batch
 
 
-def _expand(path: str) -> list[str]:
+_ahead = read_ahead  # TableSource.batches's argument of that name hides the function
+
+
+def expand_paths(path: str) -> list[str]:
     if glob.has_magic(path) and not os.path.exists(path):
         paths = sorted(p for p in glob.glob(path, recursive=True) if os.path.isfile(p))
         if not paths:
@@ -91,7 +76,7 @@ def _expand(path: str) -> list[str]:
     return [path]
 
 
-def _check_columns(name: str, available: list[str], wanted: list[str]) -> None:
+def check_columns(name: str, available: list[str], wanted: list[str]) -> None:
     missing = [column for column in wanted if column not in available]
     if missing:
         listed = ", ".join(repr(c) for c in dict.fromkeys(available)) or "none"
@@ -119,96 +104,6 @@ def check_batch_size(batch_size) -> int:
     return int(batch_size)
 
 
-def _kind(kind):
-    """A column type up to how it is stored: dictionary or not, 32- or 64-bit offsets."""
-    import pyarrow as pa
-
-    if pa.types.is_dictionary(kind):
-        kind = kind.value_type
-    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
-        return pa.large_string()
-    if pa.types.is_binary(kind) or pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind):
-        return pa.large_binary()
-    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_list_view(kind) \
-            or pa.types.is_large_list_view(kind):
-        return pa.large_list(_kind(kind.value_type))
-    return kind
-
-
-def describe(kind) -> str:
-    """A column type as a message shows it: ``string`` for every kind of text column."""
-    import pyarrow as pa
-
-    kind = _kind(kind)
-    return "string" if kind == pa.large_string() else str(kind)
-
-
-def same_kind(a, b) -> bool:
-    """Whether two column types hold the same values (a null column fits any type)."""
-    import pyarrow as pa
-
-    return pa.types.is_null(a) or pa.types.is_null(b) or _kind(a) == _kind(b)
-
-
-def check_same_types(columns: list[str], schemas) -> None:
-    """Refuse sources (``(name, schema)`` pairs) whose columns differ in type.
-
-    Group keys are compared as values: the text ``"0"`` of one file and the
-    number ``0`` of another would be two groups printed alike.
-    """
-    import pyarrow as pa
-
-    first: dict = {}
-    for name, schema in schemas:
-        for column in columns:
-            if column not in schema.names:
-                continue
-            kind = schema.field(column).type
-            if column not in first or pa.types.is_null(first[column][1]):
-                first[column] = (name, kind)
-            elif not same_kind(first[column][1], kind):
-                other, before = first[column]
-                raise InputError(f"column {column!r} holds {describe(before)} in {other} but "
-                                 f"{describe(kind)} in {name}; every part of a table needs the "
-                                 "same column types")
-
-
-def valid_utf8(column, name: str, first_row: int, errors: str):
-    """A text column checked to be UTF-8 (or repaired with U+FFFD if ``errors="replace"``).
-
-    Binary columns are accepted and returned as ``large_string``.  A bad
-    value with ``errors="strict"`` is an InputError naming the column and row.
-    """
-    import pyarrow as pa
-
-    if pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type):
-        try:
-            return column.cast(pa.large_string())  # checks UTF-8, copies nothing
-        except pa.ArrowInvalid:
-            pass
-    else:
-        try:
-            column.validate(full=True)
-            return column
-        except pa.ArrowInvalid:
-            pass
-    raw = column.cast(pa.large_binary()).to_pylist()
-    fixed = []
-    for i, value in enumerate(raw):
-        if value is None:
-            fixed.append(None)
-            continue
-        try:
-            fixed.append(value.decode("utf-8"))
-        except UnicodeDecodeError as error:
-            if errors != "replace":
-                raise InputError(f"column {name!r}, row {first_row + i}: not valid UTF-8 "
-                                 f"({error.reason}); --encoding-errors replace goes on with "
-                                 "U+FFFD") from None
-            fixed.append(value.decode("utf-8", "replace"))
-    return pa.array(fixed, type=pa.large_string())
-
-
 def _open_parquet(path: str, wanted: list[str], dictionary_columns=()):
     """A ``ParquetFile`` whose columns were checked, reading the group keys as dictionaries."""
     import pyarrow.parquet as pq
@@ -220,7 +115,7 @@ def _open_parquet(path: str, wanted: list[str], dictionary_columns=()):
         raise InputError(f"{path}: not a Parquet file ({error})") from None
     # Check before read_dictionary: pyarrow takes a name it does not know for
     # a bad file (KeyError), which read as "not a Parquet file (b'nosuch')".
-    _check_columns(path, names, wanted)
+    check_columns(path, names, wanted)
     if not dictionary_columns:
         return parquet
     try:
@@ -276,7 +171,7 @@ def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") 
     except (pa.ArrowInvalid, OSError) as error:
         raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
     names = header.schema.names
-    _check_columns(path, names, wanted)
+    check_columns(path, names, wanted)
     # Every column as bytes, checked to be UTF-8 below, where a bad row can be
     # named (the reader's own check names neither the row nor the value) and
     # --encoding-errors replace can repair it.  Text, not types: ids such as
@@ -374,7 +269,7 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
         raise InputError(f"{path}: empty JSON Lines file; no column {wanted[0]!r}")
     known: dict = {}
     head = [parse(*first, known)]
-    _check_columns(path, head[0].column_names, wanted)
+    check_columns(path, head[0].column_names, wanted)
 
     def batches():
         # The first block was read to check the columns; a second pass reads it again.
@@ -399,7 +294,7 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
 
 
 def _in_memory(table, name: str, wanted: list[str], batch_size: int = 1 << 16) -> TableSource:
-    _check_columns(name, table.column_names, wanted)
+    check_columns(name, table.column_names, wanted)
     table = table.select(wanted)
     return TableSource(name, wanted, table.num_rows,
                        lambda: iter(table.to_batches(max_chunksize=batch_size)))
@@ -409,7 +304,7 @@ def _from_pandas(frame, wanted: list[str]):
     """The wanted columns of a pandas DataFrame as a pyarrow.Table."""
     import pyarrow as pa
 
-    _check_columns("DataFrame", list(frame.columns), wanted)
+    check_columns("DataFrame", list(frame.columns), wanted)
     try:
         return pa.Table.from_pandas(frame[wanted], preserve_index=False)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as error:
@@ -467,13 +362,13 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
     if module == "pandas":
         return _in_memory(_from_pandas(source, wanted), "DataFrame", wanted, batch_size)
     if module == "polars":
-        _check_columns("DataFrame", list(source.columns), wanted)
+        check_columns("DataFrame", list(source.columns), wanted)
         return _in_memory(source.select(wanted).to_arrow(), "DataFrame", wanted, batch_size)
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError("source must be a path, a glob, a pyarrow.Table or a pandas/polars "
                         f"DataFrame, got {type(source).__name__}")
     path = os.fspath(source)
-    paths = _expand(path)
+    paths = expand_paths(path)
     lower = [p.lower() for p in paths]
     if all(p.endswith(PARQUET_SUFFIXES) for p in lower) or os.path.isdir(path):
         return _parquet(paths, path, wanted, batch_size, dictionary_columns)
@@ -489,76 +384,3 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
                            lambda: _checked(sources, wanted))
     # Unknown suffix: Parquet is the one format that says what it is.
     return _parquet(paths, path, wanted, batch_size, dictionary_columns)
-
-
-@dataclass(frozen=True)
-class ParquetPiece:
-    """Some consecutive row groups of one Parquet file: a partition to score on its own.
-
-    Attributes
-    ----------
-    path : str
-        The file.
-    row_groups : tuple of int
-        Its row groups in this piece.
-    first_row : int
-        The row number (in the whole dataset) of the piece's first row.
-    num_rows : int
-        Rows in the piece.
-    """
-
-    path: str
-    row_groups: tuple
-    first_row: int
-    num_rows: int
-
-    def batches(self, columns: list[str], batch_size: int,
-                dictionary_columns: list[str] = ()) -> Iterator:
-        """Record batches of the piece, read as :func:`open_table` reads Parquet."""
-        parquet = _open_parquet(self.path, list(columns), dictionary_columns)
-        return _parquet_batches(self.path, parquet, batch_size=batch_size,
-                                row_groups=list(self.row_groups), columns=list(columns))
-
-
-def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) -> list[ParquetPiece]:
-    """A Parquet dataset (file, directory or glob) cut into pieces of whole row groups.
-
-    Every file is at least one piece; a file with many row groups is cut
-    into pieces of about ``rows_per_piece`` rows.  The files' footers are
-    read here, so a missing column, or a column whose type differs between
-    files, is found before any work.
-
-    Raises
-    ------
-    fastbleu.files.InputError
-        For a missing or unreadable file, a file that is not Parquet, a
-        missing or repeated column, or a column of different types.
-    """
-    if not isinstance(source, (str, os.PathLike)):
-        raise TypeError(f"source must be a path or glob, got {type(source).__name__}")
-    path = os.fspath(source)
-    paths = _expand(path)
-    if not os.path.isdir(path) and not all(p.lower().endswith(PARQUET_SUFFIXES) for p in paths) \
-            and len(paths) > 1:
-        raise InputError(f"{path}: not every matching file is Parquet")
-    pieces = []
-    row = 0
-    wanted = list(dict.fromkeys(columns))
-    schemas = []
-    for file in paths:
-        parquet = _open_parquet(file, wanted)
-        metadata = parquet.metadata
-        schemas.append((file, parquet.schema_arrow))
-        groups, size = [], 0
-        for g in range(metadata.num_row_groups):
-            rows = metadata.row_group(g).num_rows
-            if groups and size + rows > rows_per_piece:
-                pieces.append(ParquetPiece(file, tuple(groups), row, size))
-                row += size
-                groups, size = [], 0
-            groups.append(g)
-            size += rows
-        pieces.append(ParquetPiece(file, tuple(groups), row, size))
-        row += size
-    check_same_types(wanted, schemas)
-    return pieces

@@ -1,7 +1,8 @@
 """Outputs are the user's data: checked before any work, written beside, swapped in at the end.
 
 Every file fastbleu writes (``--segments-out``, and the directory of part
-files of a Dask run) goes through this module, under these rules:
+files of a Dask run) is checked here and written by :mod:`fastbleu.tables.writers`,
+under these rules:
 
 - **Never over an input.**  The output may not be an input file, whatever
   it is called (the same path, a symbolic or a hard link: files are compared
@@ -34,21 +35,17 @@ files of a Dask run) goes through this module, under these rules:
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fnmatch
 import glob
-import logging
 import os
 import re
 import stat
 import tempfile
 from dataclasses import dataclass
 
-from .errors import InputError
-from .signals import held
-
-logger = logging.getLogger("fastbleu")
+from ..errors import InputError
+from ..signals import held
 
 #: The file that marks a directory as written by fastbleu (ignored by Parquet readers,
 #: which skip names starting with a dot).
@@ -109,10 +106,10 @@ class Inputs:
         name = os.fspath(source)
         if not isinstance(name, str) or not name:
             return cls()
-        from .tables import _expand
+        from .readers import expand_paths
 
         try:
-            paths = _expand(name)
+            paths = expand_paths(name)
         except InputError:
             paths = [name] if os.path.exists(name) else []
         files = []
@@ -353,261 +350,3 @@ def check_directory(path, source=None) -> None:
     name = _folder_name(path)
     real, _ = _check_folder(name, Inputs.of(source))
     _probe(name, os.path.dirname(real))
-
-
-class _Atomic:
-    """What :class:`AtomicFile` and :class:`AtomicDirectory` share: the write-error guard."""
-
-    path: str
-    existed: bool
-
-    @contextlib.contextmanager
-    def writing(self):
-        """Turn an operating-system error while writing into a one-line :class:`InputError`.
-
-        Use around every write to :attr:`temporary` (a full disk, a file size
-        limit, a vanished directory); the old output is then still intact.
-        """
-        try:
-            yield
-        except InputError:
-            raise
-        except OSError as error:
-            reason = error.strerror or str(error)
-            if error.errno == errno.EFBIG:
-                reason = "the file size limit is reached"
-            elif error.errno in (errno.ENOSPC, errno.EDQUOT):
-                reason = "no space left on the device"
-            kept = "the old one is left as it was" if self.existed else "nothing was written"
-            raise InputError(f"{self.path}: cannot be written ({reason}); {kept}") from None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, kind, value, traceback) -> None:
-        if kind is None:
-            self.commit()
-        else:
-            self.discard()
-
-
-class AtomicFile(_Atomic):
-    """A hidden temporary file beside ``path``, renamed onto it by :meth:`commit`.
-
-    Creating one checks ``path`` by the module's rules (and raises
-    :class:`~fastbleu.files.InputError` with the reason), then creates the
-    private temporary file in the directory of the file ``path`` names
-    (through any symbolic link).  Use it as a context manager, or call
-    :meth:`commit` or :meth:`discard`; write to :attr:`temporary` inside
-    :meth:`writing`.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The output file.
-    source : optional
-        What the run reads, as in :func:`check_writable`.
-
-    Attributes
-    ----------
-    path : str
-        The output as given.
-    target : str
-        The real path of the file that will be replaced or created.
-    temporary : str
-        The file to write.
-    """
-
-    def __init__(self, path, source=None):
-        self.path = _file_name(path)
-        self._inputs = Inputs.of(source)
-        self.target, info = _check_file(self.path, self._inputs)
-        self.existed = info is not None
-        try:
-            with held():  # a signal cannot come between creating it and knowing its name
-                handle, self.temporary = tempfile.mkstemp(**_hidden(self.target, ".tmp"))
-                os.close(handle)
-        except OSError as error:
-            raise InputError(f"{self.path}: cannot write here ({error.strerror})") from None
-
-    def commit(self) -> None:
-        """Move the finished temporary file onto the target, with the target's permissions.
-
-        The target is checked again first (it may have changed during the
-        run); on any failure the temporary file is removed and the old
-        output is left as it was.
-
-        Raises
-        ------
-        fastbleu.files.InputError
-            If the target may no longer be replaced, or the rename fails.
-        """
-        try:
-            with held(), self.writing():
-                target, info = _check_file(self.path, self._inputs)
-                if os.path.dirname(target) != os.path.dirname(self.target):
-                    raise InputError(f"{self.path}: now names a file in another directory; "
-                                     "not writing it")
-                _settle(self.temporary, info, 0o666)
-                os.replace(self.temporary, target)
-        except BaseException:
-            self.discard()
-            raise
-
-    def discard(self) -> None:
-        """Remove the temporary file; the target is not touched."""
-        with held(), contextlib.suppress(FileNotFoundError):
-            os.unlink(self.temporary)
-
-
-def _settle(path: str, info: os.stat_result | None, default: int) -> None:
-    """Give ``path`` the mode (and owner) of the output it replaces, flushed to disk."""
-    mode = stat.S_IMODE(info.st_mode) & 0o777 if info is not None else default & ~_umask()
-    if info is not None:
-        with contextlib.suppress(PermissionError):
-            os.chown(path, info.st_uid, info.st_gid)
-    os.chmod(path, mode)
-    if not os.path.isdir(path):
-        handle = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
-
-
-class AtomicDirectory(_Atomic):
-    """A hidden temporary directory beside ``path``, swapped in by :meth:`commit`.
-
-    For outputs made of several files written by several processes (a Dask
-    run's ``part.NNNNN.parquet`` files).  ``path`` is checked by the
-    module's rules: it may be new, an empty directory, or a directory an
-    earlier fastbleu run wrote (marked by :data:`MARKER`, holding nothing
-    else).  At :meth:`commit` the marker is written, the old directory is
-    moved aside, the new one renamed into place and only fastbleu's own files
-    of the old one deleted.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The output directory (a trailing slash is allowed).
-    source : optional
-        What the run reads, as in :func:`check_writable`.
-
-    Attributes
-    ----------
-    path : str
-        The output as given (without trailing slashes).
-    target : str
-        The real path of the directory that will be replaced or created.
-    temporary : str
-        The directory to write the parts into (see :meth:`part`).
-    """
-
-    def __init__(self, path, source=None):
-        self.path = _folder_name(path)
-        self._inputs = Inputs.of(source)
-        self.target, info = _check_folder(self.path, self._inputs)
-        self.existed = info is not None
-        try:
-            with held():
-                self.temporary = tempfile.mkdtemp(**_hidden(self.target, ".tmp"))
-        except OSError as error:
-            raise InputError(f"{self.path}: cannot write here ({error.strerror})") from None
-
-    def part(self, name: str) -> str:
-        """The path of file ``name`` in the temporary directory."""
-        return os.path.join(self.temporary, name)
-
-    def renamed(self, error: InputError) -> InputError:
-        """``error`` (a worker's, about a part) as the user sees it: about :attr:`path`."""
-        message = str(error)
-        if self.temporary not in message:
-            return error
-        kept = f"{self.path} is left as it was" if self.existed else "nothing was written"
-        return InputError(message.replace(self.temporary, self.path)
-                          .replace("nothing was written", kept))
-
-    def commit(self) -> None:
-        """Mark the finished directory as fastbleu's and swap it in for the target.
-
-        Raises
-        ------
-        fastbleu.files.InputError
-            If the target may no longer be replaced, or a rename fails; the
-            old directory is then left as it was.
-        """
-        aside = None
-        with held():  # a signal waits: the old directory is never left aside
-            try:
-                with self.writing():
-                    with open(self.part(MARKER), "w", encoding="utf-8") as marker:
-                        marker.write("Written by fastbleu (--segments-out on a cluster). A "
-                                     "later run may replace this directory while it holds "
-                                     "only its part.N.parquet files and this marker.\n")
-                    _settle(self.part(MARKER), None, 0o666)
-                    target, info = _check_folder(self.path, self._inputs)
-                    if os.path.dirname(target) != os.path.dirname(self.target):
-                        raise InputError(f"{self.path}: now names a directory elsewhere; not "
-                                         "writing it")
-                    _settle(self.temporary, info, 0o777)
-                    if info is not None:
-                        aside = tempfile.mkdtemp(**_hidden(target, ".old"))
-                        try:
-                            os.replace(target, aside)
-                        except BaseException:
-                            os.rmdir(aside)
-                            aside = None
-                            raise
-                    try:
-                        os.replace(self.temporary, target)
-                    except BaseException:
-                        if aside is not None:
-                            os.replace(aside, target)
-                            aside = None
-                        raise
-            except BaseException:
-                self._discard()
-                raise
-            if aside is not None:
-                _remove_ours(aside)
-
-    def discard(self) -> None:
-        """Remove the temporary directory and what was written in it; the target is not touched.
-
-        The directory is first renamed, so that a worker still running cannot
-        create a file in it after it was emptied.
-        """
-        with held():
-            self._discard()
-
-    def _discard(self) -> None:
-        if not os.path.isdir(self.temporary):
-            return
-        doomed = self.temporary
-        with contextlib.suppress(OSError):
-            doomed = tempfile.mkdtemp(**_hidden(self.target, ".discarded"))
-            os.replace(self.temporary, doomed)
-        import shutil
-        import time
-
-        for attempt in range(5):
-            shutil.rmtree(doomed, ignore_errors=True)
-            if not os.path.lexists(doomed):
-                return
-            time.sleep(0.05 * (attempt + 1))
-        logger.warning("could not remove the temporary directory %s", doomed)
-
-
-def _remove_ours(folder: str) -> None:
-    """Delete fastbleu's files in ``folder`` and the folder, and nothing else."""
-    for entry in os.listdir(folder):
-        if entry == MARKER or _PART.match(entry):
-            with contextlib.suppress(OSError):
-                if not os.path.isdir(os.path.join(folder, entry)) or \
-                        os.path.islink(os.path.join(folder, entry)):
-                    os.unlink(os.path.join(folder, entry))
-    try:
-        os.rmdir(folder)
-    except OSError:
-        logger.warning("the previous output was kept at %s: it holds files fastbleu did not "
-                       "write", folder)

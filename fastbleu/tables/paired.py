@@ -28,14 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import significance
-from .bleu import BLEU
-from .errors import InputError
+from .. import significance
+from ..errors import InputError
+from ..progress import Progress
+from ..statistics import HashBuffer
+from .columns import check_key_types, column_names, merged_types
 from .groups import factorize
-from .progress import Progress
-from .statistics import HashBuffer
-from .table_scoring import _batch_statistics, _check_key_types, _merged_types, _names
-from .tables import check_batch_size, open_table
+from .job import TableJob
+from .readers import check_batch_size, open_table
 
 
 @dataclass
@@ -106,12 +106,11 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
     if test not in ("bs", "ar"):
         raise ValueError(f"test must be 'bs' or 'ar', got {test!r}")
     if n_samples is None:
-        n_samples = significance.DEFAULT_BOOTSTRAP if test == "bs" else \
-            significance.DEFAULT_TRIALS
-    significance._check_count(n_samples, "n_samples")
+        n_samples = significance.default_samples(test)
+    significance.check_count(n_samples, "n_samples")
     _, seed_label = significance.resolve_seed(seed)
-    refs = _names(refs, "refs")
-    keys = _names(group_by, "group_by")
+    refs = column_names(refs, "refs")
+    keys = column_names(group_by, "group_by")
     batch_size = check_batch_size(batch_size)
     if not isinstance(system, str) or not (segment is None or isinstance(segment, str)):
         raise TypeError("system and segment must be column names")
@@ -121,7 +120,10 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
     if system in keys or system == segment:
         raise ValueError(f"the system column {system!r} cannot also be a group or segment "
                          "column")
-    bleu = BLEU(**bleu_options)
+    job = TableJob(hyp, tuple(refs), (), None, bool(null_as_empty), encoding_errors, batch_size,
+                   dict(bleu_options))
+    metric = job.metric()
+    formula = metric.formula
     columns = [hyp, *refs, system, *keys] + ([segment] if segment else [])
     table = open_table(source, list(dict.fromkeys(columns)), batch_size,
                        dictionary_columns=keys + [system], encoding_errors=encoding_errors)
@@ -138,15 +140,14 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
         for batch in table.batches():
             if batch.num_rows == 0:
                 continue
-            stats, refs_per_row, _, _ = _batch_statistics(
-                batch, hyp, refs, None, bleu, rows_done, null_as_empty, encoding_errors, buffers)
+            stats, refs_per_row, _, _ = job.batch_statistics(batch, metric, rows_done, buffers)
             parts["stats"].append(stats)
             parts["refs"].append(refs_per_row)
             # A system "0" in one file and 0 in another would be two systems printed alike.
             found = {k: batch.schema.field(k).type for k in [*keys, system]
                      + ([segment] if segment else [])}
-            _check_key_types(key_types, found, "the rows before", f"the rows from {rows_done} on")
-            key_types = _merged_types(key_types, found)
+            check_key_types(key_types, found, "the rows before", f"the rows from {rows_done} on")
+            key_types = merged_types(key_types, found)
             if keys:
                 codes, values = factorize([batch.column(k) for k in keys], keys, rows_done,
                                           encoding_errors)
@@ -188,17 +189,12 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
         label = _label(keys, values)
         blocks, names = _aligned(rows, systems, segments, stats, base, system_values, label,
                                  segment_values)
-        if test == "bs":
-            results = significance.paired_bootstrap(blocks, bleu=bleu, n_samples=n_samples,
-                                                    seed=seed, sacrebleu_compat=sacrebleu_compat)
-        else:
-            results = significance.paired_ar(blocks, bleu=bleu, n_samples=n_samples, seed=seed,
-                                             sacrebleu_compat=sacrebleu_compat)
+        results = significance.paired_test(blocks, formula, test, n_samples=n_samples, seed=seed,
+                                           sacrebleu_compat=sacrebleu_compat)
         counts = refs_per_row[rows]
         num_refs = int(counts[0]) if counts.min() == counts.max() else -1
-        signature = bleu._signature(num_refs, bleu.tokenizer_signature)
-        signature.update("seed", seed_label)
-        signature.update(test, n_samples)
+        signature = significance.paired_signature(metric.signature(num_refs), test, n_samples,
+                                                  seed_label)
         result.systems.append(names)
         result.results.append(results)
         result.signatures.append(signature)

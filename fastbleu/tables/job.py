@@ -1,0 +1,209 @@
+"""What to score in a table, checked once: :class:`TableJob`.
+
+A job turns record batches into per-segment statistics with the metric's
+kernels (:meth:`TableJob.batch_statistics`), adds them into per-group sums
+(:meth:`TableJob.statistics`, a :class:`~fastbleu.tables.groups.Groups`) and
+scores merged sums (:meth:`TableJob.scores`).  The same job runs in one
+process (:mod:`fastbleu.tables.scoring`), on every partition of a Dask
+cluster (:mod:`fastbleu.dask`) and for paired tests per group
+(:mod:`fastbleu.tables.paired`).  It knows its metric only through the seam
+(:func:`fastbleu.metrics.get_metric`, ``metric.formula``,
+``metric.column_statistics``, ``metric.signature``).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..statistics import HashBuffer
+from ..text import as_text_column
+from ..tokenizers import get_tokenizer
+from .columns import column_names, hypothesis_column, reference_streams
+from .groups import Groups, factorize
+from .readers import check_batch_size
+from .results import RESULT_COLUMNS, GroupScores
+
+logger = logging.getLogger("fastbleu")
+
+
+def segment_columns(formula) -> list[str]:
+    """The columns of a ``segments_out`` file besides the keys, for a metric's formula."""
+    return ["row", formula.sentence_column, *formula.statistics_names]
+
+
+@dataclass(frozen=True)
+class TableJob:
+    """What to score in a table, checked once; the same for one process and for a cluster.
+
+    :meth:`statistics` turns record batches into per-group sums
+    (:class:`~fastbleu.tables.groups.Groups`), :meth:`scores` turns merged
+    sums into a :class:`~fastbleu.tables.results.GroupScores`;
+    :mod:`fastbleu.dask` runs the first on every partition and the second on
+    the client.  ``metric_options`` are the options of the metric
+    ``metric_name`` (:func:`fastbleu.metrics.get_metric`).
+    """
+
+    hyp: str
+    refs: tuple
+    keys: tuple
+    tokenize_column: str | None
+    null_as_empty: bool
+    encoding_errors: str
+    batch_size: int
+    metric_options: dict
+    metric_name: str = "bleu"
+
+    @classmethod
+    def create(cls, hyp, refs, group_by, doc, tokenize_column, null_as_empty, encoding_errors,
+               batch_size, metric_options, metric_name: str = "bleu") -> TableJob:
+        """Check the arguments of :func:`~fastbleu.tables.scoring.score_table`.
+
+        Raises TypeError or ValueError (the metric's own for its options).
+        """
+        if not isinstance(hyp, str):
+            raise TypeError(f"hyp must be a column name, got {type(hyp).__name__}")
+        refs = column_names(refs, "refs")
+        if not refs:
+            raise ValueError("refs must name at least one reference column")
+        keys = column_names(group_by, "group_by") + column_names(doc, "doc")
+        repeated = sorted({k for k in keys if keys.count(k) > 1})
+        if repeated:
+            raise ValueError(f"the column {repeated[0]!r} is given twice as a group or document "
+                             "column; name each once")
+        reserved = [k for k in keys if k in RESULT_COLUMNS]
+        if reserved:
+            raise ValueError(f"a group or document column cannot be named {reserved[0]!r}: "
+                             f"the result has columns {', '.join(RESULT_COLUMNS)}; rename it "
+                             "in the table")
+        if tokenize_column is not None and not isinstance(tokenize_column, str):
+            raise TypeError("tokenize_column must be a column name")
+        if encoding_errors not in ("strict", "replace"):
+            raise ValueError(f"encoding_errors must be 'strict' or 'replace', got "
+                             f"{encoding_errors!r}")
+        batch_size = check_batch_size(batch_size)
+        job = cls(hyp, tuple(refs), tuple(keys), tokenize_column, bool(null_as_empty),
+                  encoding_errors, int(batch_size), dict(metric_options), metric_name)
+        job.metric()  # check the metric's options now, not on a worker
+        return job
+
+    def check_segment_columns(self) -> None:
+        """Refuse keys named like a column of the ``segments_out`` file (ValueError)."""
+        reserved = segment_columns(self.metric().formula)
+        clash = [k for k in self.keys if k in reserved]
+        if clash:
+            raise ValueError(f"a group or document column cannot be named {clash[0]!r} with "
+                             f"segments_out: the file has columns {', '.join(reserved)}; "
+                             "rename it in the table")
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns to read."""
+        return [self.hyp, *self.refs, *self.keys] + \
+            ([self.tokenize_column] if self.tokenize_column else [])
+
+    def metric(self):
+        """A new metric object of this job (:func:`fastbleu.metrics.get_metric`)."""
+        from ..metrics import get_metric
+
+        return get_metric(self.metric_name, **self.metric_options)
+
+    def batch_statistics(self, batch, metric, first_row: int, buffers=None):
+        """Statistics of one record batch, with each row's reference count and tokenizer.
+
+        Returns ``(stats, refs_per_row, tokenizer_of_row, tokenizers)``:
+        int64 statistics (``metric.formula.row_width`` columns), the number
+        of non-null references of every row, the tokenizer code of every row
+        and the tokenizer name of every code.
+        """
+        import pyarrow as pa
+
+        buffers = buffers or (HashBuffer(), HashBuffer())
+        hyp, refs, errors = self.hyp, list(self.refs), self.encoding_errors
+        n = batch.num_rows
+        hyp_column = hypothesis_column(batch, hyp, first_row, errors)
+        if hyp_column.null_count:
+            if not self.null_as_empty:
+                row = int(np.flatnonzero(~np.asarray(hyp_column.is_valid()))[0])
+                raise InputError(f"column {hyp!r}, row {first_row + row}: the hypothesis is null "
+                                 "(--null-as-empty takes it as empty)")
+            hyp_column = hyp_column.fill_null("")
+        streams = reference_streams(batch, refs, first_row, errors)
+        present = np.stack([np.ones(n, bool) if s.valid is None else s.valid for s in streams])
+        refs_per_row = present.sum(axis=0)
+        if (refs_per_row == 0).any():
+            row = int(np.flatnonzero(refs_per_row == 0)[0])
+            raise InputError(f"row {first_row + row}: every reference is null")
+
+        if self.tokenize_column is None:
+            tokenizer_of_row, tokenizers = np.zeros(n, dtype=np.int64), [metric.tokenizer.name]
+        else:
+            tokenizer_of_row, values = factorize([batch.column(self.tokenize_column)],
+                                                 [self.tokenize_column], first_row, errors)
+            tokenizers = [value[0] for value in values]
+        stats = np.empty((n, metric.formula.row_width), dtype=np.int64)
+        for code, name in enumerate(tokenizers):
+            try:
+                tokenizer = get_tokenizer(name, metric.spm_model)
+            except (TypeError, ValueError, ImportError, OSError) as error:
+                raise InputError(f"column {self.tokenize_column!r}: {error}") from None
+            rows = np.flatnonzero(tokenizer_of_row == code)
+            if rows.size == n:
+                part_hyps, part_refs = as_text_column(hyp_column, hyp, trusted=True), streams
+            else:
+                take = pa.array(rows)
+                part_hyps = as_text_column(hyp_column.take(take), hyp, trusted=True)
+                part_refs = reference_streams(batch.take(take), refs, first_row, errors)
+            stats[rows] = metric.column_statistics(part_hyps, part_refs, tokenizer=tokenizer,
+                                                   buffers=buffers)
+        return stats, refs_per_row, tokenizer_of_row, tokenizers
+
+    def statistics(self, batches, metric, first_row: int = 0, partition: int = 0,
+                   on_batch=None, buffers=None) -> Groups:
+        """Per-group sums of record batches whose first row is ``first_row``.
+
+        ``partition`` and the row give each group's first position;
+        ``on_batch(batch, stats, first_row)`` sees every batch's statistics;
+        ``buffers`` are two :class:`~fastbleu.statistics.HashBuffer` to reuse
+        (new ones without).
+        """
+        groups = Groups(metric.formula.row_width)
+        buffers = buffers or (HashBuffer(), HashBuffer())
+        row = first_row
+        keys = list(self.keys)
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            stats, refs_per_row, tokenizer_of_row, tokenizers = self.batch_statistics(
+                batch, metric, row, buffers)
+            if keys:
+                groups.check_key_types({k: batch.schema.field(k).type for k in keys}, row)
+                codes, key_values = factorize([batch.column(k) for k in keys], keys, row,
+                                              self.encoding_errors)
+            else:
+                codes, key_values = np.zeros(batch.num_rows, dtype=np.int64), [()]
+            groups.add(codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers,
+                       (partition, row))
+            if on_batch is not None:
+                on_batch(batch, stats, row)
+            row += batch.num_rows
+        return groups
+
+    def scores(self, groups: Groups, metric) -> GroupScores:
+        """One score and signature per group, in order of first appearance."""
+        keys = list(self.keys)
+        formula = metric.formula
+        if groups.rows == 0:
+            logger.warning("the table has no rows; its %s is 0.0", formula.name)
+            if not keys:  # the whole (empty) table is one corpus
+                groups.add_empty_corpus(metric.tokenizer.name, len(self.refs))
+        key_values, totals, info = groups.ordered()
+        signatures = [metric.signature(g.min_refs if g.min_refs == g.max_refs else -1,
+                                       get_tokenizer(g.tokenizer, metric.spm_model).signature)
+                      for g in info]
+        return GroupScores(keys, groups.key_types, key_values,
+                           [formula.score(row) for row in totals], signatures, totals,
+                           metric.ref_length)

@@ -1,0 +1,124 @@
+"""Tables -> one corpus score per group, in a single streaming pass (one process).
+
+``score_table`` reads the hypothesis and reference columns of a table batch
+by batch (:mod:`~fastbleu.tables.readers`), turns every batch into
+per-segment statistics (:class:`~fastbleu.tables.job.TableJob`), adds them
+into per-group sums (:class:`~fastbleu.tables.groups.Groups`) and, if asked,
+writes every segment's sentence score and statistics to a Parquet file
+(:class:`~fastbleu.tables.writers.SegmentWriter`).  Memory is bounded by the
+batch and the number of groups, not by the rows.
+"""
+
+from __future__ import annotations
+
+from ..progress import Progress
+from .job import TableJob
+from .readers import open_table
+from .results import GroupScores
+from .targets import check_writable
+from .writers import SegmentWriter
+
+
+def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
+                *, tokenize_column: str | None = None, segments_out: str | None = None,
+                null_as_empty: bool = False, encoding_errors: str = "strict",
+                progress: bool | None = False, batch_size: int = 1 << 16, **bleu_options):
+    """Corpus BLEU per group of a table, in one streaming pass.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, pyarrow.Table, pandas.DataFrame or polars.DataFrame
+        A Parquet file, directory or glob; a CSV, TSV or JSON Lines file; or
+        a table in memory.
+    hyp : str
+        The hypothesis column.
+    refs : str or list of str
+        Reference columns (a null is a missing reference), or one
+        ``list<string>`` column holding a variable number of references.
+    group_by : str or list of str, optional
+        Columns whose value combinations each get a corpus BLEU (e.g.
+        ``["system", "pair"]``); without, the whole table is one corpus.
+    doc : str, optional
+        A document column: every document of every group gets its own BLEU
+        from its summed statistics (document-level BLEU).
+    tokenize_column : str, optional
+        A column naming each row's tokenizer; a group must use only one.
+    segments_out : str, optional
+        A Parquet file to write every segment's sentence BLEU to (with
+        effective order, as sacrebleu's sentence level does), its statistics,
+        its row number and its group and document values.  Written atomically.
+    null_as_empty : bool
+        Take a null hypothesis as an empty one instead of failing.
+    encoding_errors : {"strict", "replace"}
+        What to do with text that is not valid UTF-8.
+    progress : bool or None
+        Show a progress line on standard error (None: only on a terminal).
+    batch_size : int
+        Rows per record batch.
+    **bleu_options
+        :class:`fastbleu.BLEU`'s arguments (``tokenize``, ``lowercase``,
+        ``smooth_method`` ...).
+
+    Returns
+    -------
+    pyarrow.Table
+        The group (and document) columns, then ``score, bp, ratio, sys_len,
+        ref_len, counts, totals, precisions, signature``.  ``counts`` and
+        ``totals`` are the summed statistics (without ``add-k``'s added k).
+
+    Raises
+    ------
+    fastbleu.errors.InputError
+        For a missing, repeated or unreadable file or column, a column whose
+        type differs between the files (or batches, or partitions) of the
+        table, a group column that cannot be a key (struct, list), a null
+        hypothesis, a row without any reference, text that is not UTF-8, or
+        an unwritable ``segments_out``.
+    ValueError
+        For a group column given twice, or named like a column of the result
+        (``score`` ...) or, with ``segments_out``, of that file (``row`` ...),
+        and a ``batch_size`` outside 1 to 2**24.
+    """
+    return score_groups(source, hyp, refs, group_by, doc, tokenize_column=tokenize_column,
+                        segments_out=segments_out, null_as_empty=null_as_empty,
+                        encoding_errors=encoding_errors, progress=progress,
+                        batch_size=batch_size, **bleu_options).to_table()
+
+
+def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
+                 *, tokenize_column: str | None = None, segments_out: str | None = None,
+                 null_as_empty: bool = False, encoding_errors: str = "strict",
+                 progress: bool | None = False, batch_size: int = 1 << 16,
+                 **bleu_options) -> GroupScores:
+    """:func:`score_table`'s work, returning the ``BLEUScore`` of every group."""
+    job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
+                          encoding_errors, batch_size, bleu_options)
+    if segments_out is not None:
+        job.check_segment_columns()
+
+    metric = job.metric()
+    if segments_out is not None:
+        check_writable(segments_out, source)
+    table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys,
+                       encoding_errors=job.encoding_errors)
+
+    meter = Progress(table.total_rows, progress)
+    segments = SegmentWriter(segments_out, list(job.keys), metric.formula, source) \
+        if segments_out is not None else None
+
+    def written(batch, stats, first_row):
+        if segments is not None:
+            segments.write(batch, stats, first_row)
+        meter.update(batch.num_rows)
+
+    try:
+        groups = job.statistics(table.batches(), metric, on_batch=written)
+        if segments is not None:
+            segments.commit()
+    except BaseException:
+        if segments is not None:
+            segments.discard()
+        raise
+    finally:
+        meter.close()
+    return job.scores(groups, metric)
