@@ -142,7 +142,7 @@ def run_once(argv: list[str], what: str) -> tuple[float, str]:
         if what == "fastbleu" and ("fastbleu.cli" in proc.stderr
                                    or "No module named" in proc.stderr):
             hint = ("\nThe fastbleu command line seems not to be available yet "
-                    "(fastbleu/cli.py); try again once it is installed.")
+                    "(fastbleu/cli/); try again once it is installed.")
         raise SystemExit(f"error: `{shlex.join(argv)}` exited with status {proc.returncode}"
                          f":\n{tail}{hint}")
     return seconds, proc.stdout

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.counting import REF_CLOSEST, segment_statistics
+from ._kernels.counting import REF_CLOSEST, row_width, segment_statistics
 from ._kernels.tokenize import tokenize_column
 from .text import TextColumn, lowercase as lowercase_column
 from .tokenizers import Tokenizer
@@ -217,7 +217,7 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
         else:
             refs = References.tokenized([s.slice(first, last) for s in references],
                                         tokenizer, lowercase, ref_buffer)
-        stats = np.empty((last - first, 2 + 2 * max_order), dtype=np.int64)
+        stats = np.empty((last - first, row_width(max_order)), dtype=np.int64)
         segment_statistics(hyp.hashes, hyp.start, hyp.count, refs.hashes, refs.start,
                            refs.count, max_order, stats, ref_length)
         yield stats
@@ -231,5 +231,5 @@ def compute_statistics(hypotheses: TextColumn, references: References | list[Tex
     batches = list(iter_statistics(hypotheses, references, tokenizer, lowercase, max_order,
                                    buffers=buffers, ref_length=ref_length))
     if not batches:
-        return np.zeros((0, 2 + 2 * max_order), dtype=np.int64)
+        return np.zeros((0, row_width(max_order)), dtype=np.int64)
     return np.concatenate(batches) if len(batches) > 1 else batches[0]

@@ -48,12 +48,12 @@ def _one_line(status, err, expected_status=2) -> str:
                                    FileNotFoundError("boom")], ids=lambda e: type(e).__name__)
 def test_an_exception_from_scoring_shows_its_traceback(monkeypatch, capsys, error):
     """What today's blanket except turned into 'fastbleu: error: boom', exit 2."""
-    import fastbleu.bleu
+    import fastbleu.metrics.bleu
 
     def broken(self, *args, **kwargs):
         raise error
 
-    monkeypatch.setattr(fastbleu.bleu.BLEU, "corpus_score", broken)
+    monkeypatch.setattr(fastbleu.metrics.bleu.BLEU, "corpus_score", broken)
     assert main([REF, "-i", HYP]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -108,9 +108,9 @@ def test_an_input_error_stays_one_line(monkeypatch, capsys):
 
 def test_a_bug_in_a_subprocess_exits_1_with_the_traceback(tmp_path):
     """The whole process: exit 1, the traceback and the request on standard error."""
-    code = ("import sys, fastbleu.bleu\n"
+    code = ("import sys, fastbleu.metrics.bleu\n"
             "def boom(*a, **k): raise ValueError('boom')\n"
-            "fastbleu.bleu.BLEU.corpus_score = boom\n"
+            "fastbleu.metrics.bleu.BLEU.corpus_score = boom\n"
             "from fastbleu.cli import main\n"
             f"sys.exit(main([{REF!r}, '-i', {HYP!r}]))\n")
     done = _run([sys.executable, "-c", code])
@@ -281,7 +281,8 @@ def test_help_imports_no_numpy_numba_or_pyarrow():
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
                 if line.startswith("import time:")}
     assert "fastbleu.cli" in imported
-    assert not imported & {"numpy", "numba", "pyarrow", "fastbleu.files", "fastbleu.bleu"}
+    assert not imported & {"numpy", "numba", "pyarrow", "fastbleu.files",
+                            "fastbleu.metrics.bleu"}
 
 
 def test_a_malformed_scheduler_address_is_one_line(small_table, capsys):

@@ -40,6 +40,12 @@ from numba import njit
 from .hashing import extend_key, table_slot
 from .threads import for_chunks
 
+def row_width(max_order: int) -> int:
+    """Columns of the statistics row these kernels write: ``[hyp_len, ref_len,
+    match_1..N, total_1..N]``, sacrebleu's order, so ``2 + 2 * max_order``."""
+    return 2 + 2 * max_order
+
+
 _MIN_BITS = 6
 REF_CLOSEST = 0
 REF_SHORTEST = 1

@@ -102,7 +102,7 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
     """
     metric = job.metric()
     start, batches = _batches(piece, job)
-    parts, codes, keys, seen = [], [], [], {}
+    parts, codes, seen = [], [], {}
     row = start
     with _naming(index, piece):
         for batch in batches:

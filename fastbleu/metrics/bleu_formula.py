@@ -19,7 +19,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._kernels.counting import AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
+from .._kernels.counting import (AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST,
+                                 row_width)
 from .._kernels.formula import (SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE,
                                 bleu_from_row, bleu_of_float32_sums, bleu_of_sums,
                                 bleu_per_row)
@@ -65,8 +66,8 @@ def validate_smoothing(smooth_method, smooth_value) -> None:
 
 
 def bleu_row_width(max_order: int) -> int:
-    """Columns of a BLEU statistics row: ``2 + 2 * max_order``."""
-    return 2 + 2 * max_order
+    """Columns of a BLEU statistics row: ``2 + 2 * max_order``, the counting kernel's layout."""
+    return row_width(max_order)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .._kernels.counting import row_width
 from .._kernels.hashing import finish_keys
 from ..text import is_string_type
 
@@ -63,7 +64,7 @@ class Segments:
         """
         from .._kernels.counting import segment_statistics
 
-        out = np.empty((len(self), 2 + 2 * max_order), dtype=np.int64)
+        out = np.empty((len(self), row_width(max_order)), dtype=np.int64)
         if len(self):
             segment_statistics(self.hyp_keys, self.hyp_start, self.hyp_count, self.ref_keys,
                                self.ref_start, self.ref_count, max_order, out)
@@ -232,8 +233,6 @@ def _dense_ids(value_arrays) -> np.ndarray:
 
 
 def _from_arrow(list_of_references, hypotheses, sentence: bool) -> Segments:
-    import pyarrow as pa
-
     hyp_count, hyp_values = _token_lists(hypotheses, "hypotheses")
     n = hyp_count.size
     if n and hyp_count.min() < 0:

@@ -206,4 +206,4 @@ class TableJob:
                       for g in info]
         return GroupScores(keys, groups.key_types, key_values,
                            [formula.score(row) for row in totals], signatures, totals,
-                           metric.ref_length)
+                           formula)
