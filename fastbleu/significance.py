@@ -198,7 +198,7 @@ def score_with_confidence(hypotheses, references=None, *, bleu=None,
     resolve_seed(seed)  # a bad seed is refused before the statistics are computed
     stats = system_statistics([hypotheses], references, bleu, 1)[0]
     formula = bleu.formula
-    score = formula.score(stats.sum(axis=0))
+    score = formula.score(stats.sum(axis=0), check=False)
     mean, ci, label = confidence(stats, formula, n_samples, seed, sacrebleu_compat)
     score.set_confidence(mean, ci)
     bleu.n_bootstrap = n_samples
@@ -244,7 +244,7 @@ def paired_bootstrap(systems, references=None, *, bleu=None,
 
 def _bootstrap_test(stats, formula, n_samples, value, sacrebleu_compat) -> list[Result]:
     """Koehn's test on checked statistics (``value``: the resolved seed)."""
-    real = [formula.score(block.sum(axis=0)).score for block in stats]
+    real = [formula.score(block.sum(axis=0), check=False).score for block in stats]
     scores = bootstrap_scores(stats, formula, n_samples, np.random.default_rng(value),
                               sacrebleu_compat)
     results = [Result(real[0], None, *paired_mean_ci(scores[0]))]
@@ -308,7 +308,7 @@ def _confidence_count(n_confidence) -> int:
 
 def _ar_test(stats, formula, n_samples, n_confidence, value, sacrebleu_compat) -> list[Result]:
     """Riezler & Maxwell's test on checked statistics (``value``: the resolved seed)."""
-    real = [formula.score(block.sum(axis=0)).score for block in stats]
+    real = [formula.score(block.sum(axis=0), check=False).score for block in stats]
     rng = np.random.default_rng(value)
     scores_a, scores_b = randomization_scores(stats[0], stats[1:], formula, n_samples, rng)
     results = [Result(real[0])]

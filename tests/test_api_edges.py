@@ -214,3 +214,21 @@ def test_paired_group_reports_with_nan_keys_are_json():
     records = json.loads(text, parse_constant=lambda name: pytest.fail(name))
     assert [r["g"] for r in records] == ["NaN", "NaN", "-Infinity", "-Infinity"]
     assert records[-1]["system"] == "NaN"
+
+
+def test_the_formula_checks_a_callers_rows():
+    """``BLEU().formula.score`` is public: matches above totals are refused there too,
+    not scored as BLEU 200."""
+    import numpy as np
+
+    from fastbleu import BLEU
+
+    formula = BLEU().formula
+    bad = np.array([20, 20, 10, 10, 10, 10, 5, 5, 5, 5])
+    with pytest.raises(ValueError, match="exceed"):
+        formula.score(bad)
+    with pytest.raises(ValueError, match="exceed"):
+        formula.scores(bad[None, :])
+    good = np.array([[20, 20, 10, 8, 6, 4, 20, 19, 18, 17], [3, 4, 3, 2, 1, 0, 3, 2, 1, 0]])
+    assert [formula.score(row).score for row in good] == formula.scores(good).tolist()
+    assert formula.scores(good).tolist() == formula.scores(good, check=False).tolist()

@@ -130,4 +130,4 @@ def sentence_scores(frame, job: TableJob, column: str, partition_info=None):
     formula = job.metric().formula
     index = partition_info["number"] if partition_info else 0
     stats = segment_statistics(frame, index, job, grouped=False)[0]
-    return frame.assign(**{column: formula.scores(stats)})
+    return frame.assign(**{column: formula.scores(stats, check=False)})

@@ -103,19 +103,20 @@ class Formula(ABC):
         """The names of a row's ``row_width`` columns, in order."""
 
     @abstractmethod
-    def score(self, row: np.ndarray) -> Score:
+    def score(self, row: np.ndarray, *, check: bool = True) -> Score:
         """The score of one (summed) statistics row.
 
-        Unchecked, for speed (loops over groups call it many times): the row
-        comes from the metric's statistics, or from :meth:`check_rows`
-        (``ndim=1``) when a caller gives it.  Public entry points that take a
-        caller's statistics (``compute_bleu``, :mod:`fastbleu.significance`)
-        check them first.
+        The row is checked with :meth:`check_rows` (``ndim=1``) first, unless
+        ``check=False``: fastbleu's own loops over groups and segments pass
+        rows the metric computed itself, and skip the check for speed.
 
         Parameters
         ----------
         row : array of int
             ``row_width`` values.
+        check : bool
+            Check the row (a caller's statistics); ``False`` only for rows
+            the metric's own statistics produced.
 
         Returns
         -------
@@ -123,13 +124,16 @@ class Formula(ABC):
         """
 
     @abstractmethod
-    def scores(self, rows: np.ndarray) -> np.ndarray:
-        """The score of every row of a statistics array (unchecked, as :meth:`score`).
+    def scores(self, rows: np.ndarray, *, check: bool = True) -> np.ndarray:
+        """The score of every row of a statistics array (checked unless ``check=False``,
+        as for :meth:`score`).
 
         Parameters
         ----------
         rows : numpy.ndarray
-            int64, shape ``(n, row_width)``.
+            int, shape ``(n, row_width)``.
+        check : bool
+            As for :meth:`score`.
 
         Returns
         -------

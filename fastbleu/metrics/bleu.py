@@ -305,7 +305,7 @@ class BLEU(Metric):
             if not stats.shape[0]:
                 raise ValueError("no segments: resampling needs at least one")
             formula = self.formula
-            score = formula.score(stats.sum(axis=0))
+            score = formula.score(stats.sum(axis=0), check=False)
             mean, ci, self.seed = resampling.confidence(stats, formula, n_samples)
             score.set_confidence(mean, ci)
             self.n_bootstrap = n_samples
@@ -316,7 +316,7 @@ class BLEU(Metric):
         for stats in iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
                                      self.max_ngram_order, ref_length=formula.ref_length_code):
             total += stats.sum(axis=0)
-        return formula.score(total)
+        return formula.score(total, check=False)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
         """BLEU of one hypothesis against its references (``None`` = missing)."""
@@ -327,7 +327,7 @@ class BLEU(Metric):
         if not self.effective_order:
             logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
         stats = self.segment_statistics([hypothesis], [[ref] for ref in references])
-        return self.formula.score(stats[0])
+        return self.formula.score(stats[0], check=False)
 
     def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
         """Sentence BLEU of every segment, vectorized.
@@ -340,7 +340,7 @@ class BLEU(Metric):
         numpy.ndarray
             float64, one score per segment.
         """
-        return self.formula.scores(self.segment_statistics(hypotheses, references))
+        return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
 
     @staticmethod
     def compute_bleu(correct, total, sys_len: int, ref_len: int, smooth_method: str = "none",
@@ -381,7 +381,8 @@ class BLEU(Metric):
                              "include add-k's k are not statistics (smoothing adds it)")
         row = np.array([int(x) for x in (sys_len, ref_len, *correct, *total)], dtype=np.int64)
         formula = BLEUFormula(max_ngram_order, smooth_method, smooth_value, effective_order)
-        return formula.score(formula.check_rows(row, "compute_bleu's statistics", ndim=1))
+        return formula.score(formula.check_rows(row, "compute_bleu's statistics", ndim=1),
+                             check=False)
 
     def get_signature(self) -> BLEUSignature:
         """The signature of this configuration (needs references to have been seen)."""

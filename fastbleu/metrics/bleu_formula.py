@@ -265,16 +265,18 @@ class BLEUFormula(Formula):
 
     # -- scores ----------------------------------------------------------------------------
 
-    def score(self, row) -> BLEUScore:
+    def score(self, row, *, check: bool = True) -> BLEUScore:
         """BLEU of one (summed) statistics row, with sacrebleu's ``BLEUScore`` fields.
 
-        Not checked (the per-group loops call it many times): rows fastbleu
-        computed, or a caller's rows after :meth:`check_rows` (``ndim=1``).
+        A caller's row is checked (:meth:`check_rows`, ``ndim=1``); fastbleu's
+        own loops over groups pass ``check=False`` for rows it computed.
         The formula is Papineni et al. (2002) with Chen & Cherry's (2014)
         smoothing, in sacrebleu's order of operations (see
         :mod:`fastbleu._kernels.formula`).
         """
         order = self.max_order
+        if check:
+            row = self.check_rows(row, ndim=1)
         row = np.ascontiguousarray(row, dtype=np.int64)
         precisions = np.empty(order, dtype=np.float64)
         score, bp = bleu_from_row(row, *self.kernel_args[:5], precisions, *self.kernel_args[5:])
@@ -294,11 +296,13 @@ class BLEUFormula(Formula):
         return BLEUScore(float(score), counts, totals, precisions.tolist(), float(bp),
                          int(row[0]), ref_len)
 
-    def scores(self, rows) -> np.ndarray:
+    def scores(self, rows, *, check: bool = True) -> np.ndarray:
         """BLEU of every row of a statistics array (float64), on several threads.
 
-        Not checked, as :meth:`score`: a caller's rows go through :meth:`check_rows` first.
+        Checked as :meth:`score` is, unless ``check=False``.
         """
+        if check:
+            rows = self.check_rows(rows)
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         out = np.empty(rows.shape[0], dtype=np.float64)
         if rows.shape[0]:

@@ -205,5 +205,5 @@ class TableJob:
                                        get_tokenizer(g.tokenizer, metric.spm_model).signature)
                       for g in info]
         return GroupScores(keys, groups.key_types, key_values,
-                           [formula.score(row) for row in totals], signatures, totals,
+                           [formula.score(row, check=False) for row in totals], signatures, totals,
                            formula)

@@ -342,7 +342,7 @@ class SegmentWriter:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        sentence = self._sentence.scores(stats)
+        sentence = self._sentence.scores(stats, check=False)
         arrays = [pa.array(np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))]
         arrays += [batch.column(k) for k in self.keys]
         arrays += [pa.array(sentence)] + [pa.array(stats[:, c]) for c in range(stats.shape[1])]
