@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import zlib
 
 import numpy as np
 
@@ -31,6 +32,8 @@ def _read_bytes(path: str) -> bytes:
         raise InputError(f"{path}: is a directory, not a text file") from None
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
+    except zlib.error as error:
+        raise InputError(f"{path}: damaged gzip data ({error})") from None
     except (OSError, EOFError) as error:
         raise InputError(f"{path}: cannot be read ({error})") from None
 

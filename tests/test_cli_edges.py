@@ -351,3 +351,53 @@ def test_parquet_given_as_text_says_it_is_a_table(tmp_path, where):
         result = _run([table, "-i", text] if where == "ref" else [text, "-i", table])
     line = _one_error(result)
     assert "Parquet table" in line and "--hyp-column" in line and "UTF-8" not in line
+
+
+# -- found by a second hostile pass ----------------------------------------------------
+
+@pytest.mark.parametrize("flag", ["-h", "-V"])
+@pytest.mark.parametrize("redirect", [">&-", ">/dev/full"])
+def test_help_and_version_that_cannot_be_written_are_an_error(flag, redirect):
+    """argparse drops a failed write of --help/--version (or sends it to standard error
+    when standard output is closed) and exits 0."""
+    result = subprocess.run(["sh", "-c", f'"$@" {flag} {redirect}', "sh", *FASTBLEU],
+                            capture_output=True, env=_env())
+    assert _one_error(result).endswith(")")
+    assert "cannot write to standard output" in result.stderr.decode()
+
+
+@pytest.mark.parametrize("value", ["", ",", "system,", " , "])
+def test_an_empty_group_column_is_refused(tmp_path, value):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"hyp": ["a b"], "ref": ["a b"], "system": ["A"]}), table)
+    assert "--group-by" in _one_error(_run([table, "--group-by", value]))
+
+
+def test_dask_workers_beyond_the_machine_are_refused_before_starting_any(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"hyp": ["a b"], "ref": ["a b"]}), table)
+    assert "--scheduler" in _one_error(_run([table, "--dask-workers", 100000], timeout=60))
+
+
+def test_damaged_gzip_is_one_line(tmp_path):
+    import gzip
+
+    data = bytearray(gzip.compress(Path(HYP).read_bytes()))
+    failures = set()
+    for position in range(12, 200, 17):  # CRC errors, truncations and zlib's own errors
+        damaged = bytearray(data)
+        damaged[position] ^= 0xFF
+        damaged[position + 1] ^= 0x0F
+        path = tmp_path / "hyp.gz"
+        path.write_bytes(bytes(damaged))
+        line = _one_error(_run([REF, "-i", path]))
+        assert line.startswith(f"fastbleu: error: {path}: "), line
+        failures.add(line.split(": ")[3].split(" (")[0])
+    assert failures <= {"damaged gzip data", "cannot be read"}
+    assert "damaged gzip data" in failures  # zlib's own error, a traceback before

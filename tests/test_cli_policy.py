@@ -289,3 +289,19 @@ def test_a_malformed_scheduler_address_is_one_line(small_table, capsys):
     pytest.importorskip("distributed")
     status = main([str(small_table), "--scheduler", "no-port-here", "--quiet"])
     assert "missing port number" in _one_line(status, capsys.readouterr().err)
+
+
+def test_memory_exhaustion_is_one_line_not_a_bug(monkeypatch, capsys):
+    """Running out of memory (or into ulimit -v) is a limit of the machine: one line,
+    exit 2, no traceback, no request to report a bug."""
+    import fastbleu.metrics.bleu
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(fastbleu.metrics.bleu.BLEU, "corpus_score", exhausted)
+    status = main([str(DATA / "sample.ref-A.en"), "-i", str(DATA / "sample.sys-A.en")])
+    captured = capsys.readouterr()
+    assert status == 2 and captured.out == ""
+    lines = captured.err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("fastbleu: error: not enough memory")

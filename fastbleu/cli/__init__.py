@@ -19,7 +19,7 @@ traceback instead.  Exit statuses:
   cannot be imported), with one line saying so and how to reinstall; or a
   bug: its traceback, then a line asking to report it;
 * 2: a user error (bad flag, unreadable input, standard output closed or
-  full), one ``fastbleu: error:`` line;
+  full, not enough memory), one ``fastbleu: error:`` line;
 * 130: interrupted (129 and 143: SIGHUP and SIGTERM, with the same cleanup);
   141: standard output's reader went away (``| head``): silent, as a Unix
   tool killed by SIGPIPE.
@@ -63,6 +63,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         say("fastbleu: interrupted; no output was written")
         return 130
+    except MemoryError:  # a limit of the machine (or of ulimit -v), not a bug
+        if args.debug:
+            raise
+        say("fastbleu: error: not enough memory for this input; no output was written "
+            "(a table is read in --batch-size rows at a time: a smaller batch may help)")
+        return 2
     except ImportError as error:
         if args.debug:
             raise

@@ -7,6 +7,7 @@ so ``fastbleu --help`` starts fast.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 
 from .._version import __version__
@@ -30,6 +31,27 @@ class _Parser(argparse.ArgumentParser):
         # ``option_string`` starts with (``-w`` of ``-w2``), drop those it is a prefix of.
         return [found for found in super()._get_option_tuples(option_string)
                 if option_string.startswith(found[1])]
+
+    def _print_message(self, message, file=None):
+        # argparse drops a failed write, and sends --help and --version to standard
+        # error when standard output is closed: either way the help went nowhere and
+        # the exit status said 0.  Say so, once, on standard error, and exit 2.
+        if not message:
+            return
+        try:
+            if file is None:
+                raise OSError(errno.EBADF, "it is closed")
+            file.write(message)
+            file.flush()
+        except OSError as error:
+            if file is not None and file is sys.stderr:
+                return  # a message for a closed or full standard error is dropped
+            from .policy import say, silence_stdout
+
+            if file is not None:
+                silence_stdout()
+            say(f"{self.prog}: error: cannot write to standard output ({error.strerror})")
+            raise SystemExit(2) from None
 
     def error(self, message):
         if sys.stderr is not None:

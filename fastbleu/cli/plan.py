@@ -10,6 +10,7 @@ count, called once the inputs are read.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 from .._limits import MAX_NGRAM_ORDER_LIMIT, MAX_SAMPLES
@@ -68,6 +69,17 @@ def make_plan(args) -> Plan:
     """
     check_numbers(args)
     trg_lang = target_language(args.language_pair)
+    for flag, value in (("--group-by", args.group_by), ("--doc-column", args.doc_column),
+                        ("--system-column", args.system_column),
+                        ("--segment-column", args.segment_column),
+                        ("--tokenize-column", args.tokenize_column),
+                        ("--hyp-column", args.hyp_column), ("--baseline", args.baseline),
+                        ("--segments-out", args.segments_out)):
+        if value is not None and not value.strip():
+            raise InputError(f"{flag} is empty; give a name")
+    for value in args.ref_column or []:
+        if not value.strip():
+            raise InputError("--ref-column is empty; give a name")
     table_options = any([args.group_by, args.doc_column, args.segments_out, args.ref_column,
                          args.tokenize_column, args.hyp_column is not None,
                          args.system_column, args.segment_column, args.baseline,
@@ -131,7 +143,10 @@ def check_numbers(args) -> None:
     at_least(args.max_ngram_order, 1, "--max-ngram-order", MAX_NGRAM_ORDER_LIMIT)
     at_least(args.num_refs, 1, "-nr/--num-refs")
     at_least(args.batch_size, 1, "--batch-size")
-    at_least(args.dask_workers, 1, "--dask-workers")
+    # More local worker processes than a few per core only thrash (a larger cluster is
+    # --scheduler's job), and starting many thousands never finishes.
+    at_least(args.dask_workers, 1, "--dask-workers", max(8, 4 * (os.cpu_count() or 1)),
+             " processes on this machine; give --scheduler for a larger cluster")
     at_least(args.paired_jobs, 0, "-j/--paired-jobs")
     for flag, value in (("-cin/--confidence-n", args.confidence_n),
                         ("-pbsn/--paired-bs-n", args.paired_bs_n),
@@ -168,7 +183,13 @@ def check_significance(args, n_systems: int | None) -> None:
 
 def group_keys(args) -> list[str]:
     """The --group-by columns, comma-separated."""
-    return [k.strip() for k in args.group_by.split(",") if k.strip()] if args.group_by else []
+    if args.group_by is None:
+        return []
+    keys = [k.strip() for k in args.group_by.split(",")]
+    if not all(keys):
+        raise InputError(f"--group-by {args.group_by!r} names an empty column; give "
+                         "COL[,COL...]")
+    return keys
 
 
 def _check_table(args, plan: Plan) -> None:
