@@ -379,6 +379,20 @@ def test_null_keys_in_data_frames():
 # -- on a Dask cluster ------------------------------------------------------------------------
 
 
+def test_a_polars_lazy_frame_is_collected(tmp_path):
+    sample = _sample_table()
+    expected = score_table(sample, group_by="system").to_pylist()
+    lazy = pl.from_arrow(sample).lazy().with_columns(extra=pl.lit(1))
+    assert score_table(lazy, group_by="system").to_pylist() == expected
+    pq.write_table(sample, tmp_path / "t.parquet")
+    scanned = pl.scan_parquet(tmp_path / "t.parquet")
+    assert score_table(scanned, group_by="system").to_pylist() == expected
+    with pytest.raises(InputError, match=r"LazyFrame: no column 'nosuch'; the columns are 'hyp'"):
+        score_table(lazy, group_by="nosuch")
+    with pytest.raises(InputError, match=r"LazyFrame: cannot be computed"):
+        score_table(pl.scan_parquet(tmp_path / "missing.parquet"))
+
+
 @pytest.fixture(scope="module")
 def client():
     pytest.importorskip("distributed")

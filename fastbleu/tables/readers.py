@@ -314,6 +314,23 @@ def _from_pandas(frame, wanted: list[str]):
                          "a column must hold values of one type") from None
 
 
+def _collect(lazy, wanted: list[str]):
+    """The wanted columns of a polars LazyFrame, collected, as a pyarrow.Table.
+
+    Only those columns are computed (the query is pruned to them).  Collected
+    rather than streamed: polars' ``collect_batches`` is marked unstable; for
+    a table larger than memory, ``sink_parquet`` it and score the file.
+    """
+    import polars as pl
+
+    try:
+        check_columns("LazyFrame", lazy.collect_schema().names(), wanted)
+        return lazy.select(wanted).collect().to_arrow()
+    except (pl.exceptions.PolarsError, OSError) as error:  # a scan of a missing file
+        raise InputError(f"LazyFrame: cannot be computed ({str(error).splitlines()[0]})") \
+            from None
+
+
 def _checked(sources, wanted: list[str]) -> Iterator:
     """The batches of several sources, refused when a column changes type between them."""
     schemas = []
@@ -331,10 +348,10 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
 
     Parameters
     ----------
-    source : str, os.PathLike, pyarrow.Table, pandas.DataFrame or polars.DataFrame
+    source : str, os.PathLike, pyarrow.Table, pandas.DataFrame or polars.DataFrame/LazyFrame
         A Parquet file, a directory of Parquet files, a glob of Parquet/CSV/
         TSV/JSON Lines files, a single CSV/TSV/JSON Lines file, or a table in
-        memory.
+        memory (a polars LazyFrame is collected, its wanted columns only).
     columns : list of str
         The columns to read; a missing one is an error that lists those
         that exist.
@@ -362,11 +379,13 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
     if module == "pandas":
         return _in_memory(_from_pandas(source, wanted), "DataFrame", wanted, batch_size)
     if module == "polars":
+        if hasattr(source, "collect") and not hasattr(source, "to_arrow"):  # a LazyFrame
+            return _in_memory(_collect(source, wanted), "LazyFrame", wanted, batch_size)
         check_columns("DataFrame", list(source.columns), wanted)
         return _in_memory(source.select(wanted).to_arrow(), "DataFrame", wanted, batch_size)
     if not isinstance(source, (str, os.PathLike)):
-        raise TypeError("source must be a path, a glob, a pyarrow.Table or a pandas/polars "
-                        f"DataFrame, got {type(source).__name__}")
+        raise TypeError("source must be a path, a glob, a pyarrow.Table, a pandas/polars "
+                        f"DataFrame or a polars LazyFrame, got {type(source).__name__}")
     path = os.fspath(source)
     paths = expand_paths(path)
     lower = [p.lower() for p in paths]
