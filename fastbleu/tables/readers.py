@@ -153,9 +153,48 @@ def _parquet(paths: list[str], name: str, wanted: list[str], batch_size: int,
     return TableSource(name, wanted, total, batches)
 
 
-def _block_size(batch_size: int) -> int:
-    # An int32 in pyarrow; 256 bytes a row is a long WMT segment pair.
-    return min(max(1 << 20, batch_size * 256), 1 << 28)
+#: CSV blocks: Arrow's streaming CSV reader reads about 18 blocks ahead of the
+#: batch it returns, so its memory is some 18 blocks.  With blocks of 16 MB a
+#: 400 MB file took 860 MB, and a smaller file less (the whole file fitted in
+#: the read-ahead).  Blocks of 2 MB cap that near 40 MB; the rows are then
+#: gathered into batches of ``batch_size``, so that memory follows the batch
+#: as for Parquet.  A row longer than a block is read again with blocks 8
+#: times larger (up to the reader's int32 limit).
+CSV_BLOCK = 1 << 21
+#: JSON Lines blocks (whole lines; a longer line makes a longer block), parsed
+#: one at a time, then gathered into batches of ``batch_size`` as CSV's are.
+JSON_BLOCK = 1 << 21
+_CSV_BLOCK_MAX = 1 << 30
+
+
+def _straddles(error) -> bool:
+    return "straddl" in str(error)
+
+
+def _gathered(batches: list):
+    """One table of ``batches``; a column of nulls only (a JSON block) takes the others' type."""
+    import pyarrow as pa
+
+    if all(batch.schema == batches[0].schema for batch in batches):
+        return pa.Table.from_batches(batches).combine_chunks()
+    return pa.concat_tables([pa.Table.from_batches([batch]) for batch in batches],
+                            promote_options="default").combine_chunks()
+
+
+def _rebatched(batches: Iterator, batch_size: int) -> Iterator:
+    """Record batches of exactly ``batch_size`` rows (the last one fewer)."""
+    held, rows = [], 0
+    for batch in batches:
+        held.append(batch)
+        rows += batch.num_rows
+        if rows >= batch_size:
+            table = _gathered(held)
+            whole = rows - rows % batch_size
+            yield from table.slice(0, whole).to_batches(max_chunksize=batch_size)
+            held = table.slice(whole).to_batches() if whole < rows else []
+            rows -= whole
+    if rows:
+        yield from _gathered(held).to_batches()
 
 
 def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") -> TableSource:
@@ -164,13 +203,26 @@ def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") 
 
     delimiter = "\t" if ".tsv" in path.lower() else ","
     kind = "TSV" if delimiter == "\t" else "CSV"
-    read = pacsv.ReadOptions(block_size=_block_size(batch_size))
     parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True)
+
+    def open_csv(block: int, skip: int = 0, convert=None):
+        """The reader, from row ``skip``, with blocks grown until a row fits in one."""
+        while True:
+            read = pacsv.ReadOptions(block_size=block, skip_rows_after_names=skip)
+            try:
+                return block, pacsv.open_csv(path, read_options=read, parse_options=parse,
+                                             convert_options=convert)
+            except pa.ArrowInvalid as error:
+                if not _straddles(error) or block >= _CSV_BLOCK_MAX:
+                    raise
+                block *= 8
+
     try:
-        header = pacsv.open_csv(path, read_options=read, parse_options=parse)
+        _, header = open_csv(CSV_BLOCK)
     except (pa.ArrowInvalid, OSError) as error:
         raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
     names = header.schema.names
+    del header  # its read-ahead holds blocks
     check_columns(path, names, wanted)
     # Every column as bytes, checked to be UTF-8 below, where a bad row can be
     # named (the reader's own check names neither the row nor the value) and
@@ -180,22 +232,29 @@ def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") 
                                    column_types={c: pa.large_binary() for c in names},
                                    strings_can_be_null=False)
 
-    def batches():
-        row = 0
+    def blocks():
+        row, block = 0, CSV_BLOCK
         try:
-            stream = pacsv.open_csv(path, read_options=read, parse_options=parse,
-                                    convert_options=convert)
-            for batch in stream:
+            while True:
+                block, stream = open_csv(block, row, convert)
                 try:
-                    columns = [valid_utf8(batch.column(c), c, row, errors) for c in wanted]
-                except InputError as error:
-                    raise InputError(f"{path}: {error}") from None
-                yield pa.RecordBatch.from_arrays(columns, names=wanted)
-                row += batch.num_rows
+                    for batch in stream:
+                        try:
+                            columns = [valid_utf8(batch.column(c), c, row, errors)
+                                       for c in wanted]
+                        except InputError as error:
+                            raise InputError(f"{path}: {error}") from None
+                        yield pa.RecordBatch.from_arrays(columns, names=wanted)
+                        row += batch.num_rows
+                    return
+                except pa.ArrowInvalid as error:  # a long row further on: read on from it
+                    if not _straddles(error) or block >= _CSV_BLOCK_MAX:
+                        raise
+                    block *= 8
         except (pa.ArrowInvalid, OSError) as error:
             raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
 
-    return TableSource(path, wanted, None, batches)
+    return TableSource(path, wanted, None, lambda: _rebatched(blocks(), batch_size))
 
 
 def _json_blocks(path: str, block_size: int) -> Iterator[tuple[int, bytes]]:
@@ -236,7 +295,7 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
     import pyarrow as pa
     import pyarrow.json as pajson
 
-    block_size = _block_size(batch_size)
+    block_size = JSON_BLOCK
 
     def parse(first_line: int, block: bytes, known: dict):
         if errors == "replace":
@@ -287,10 +346,9 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
                 kind = columns[-1].type
                 if column not in known and not pa.types.is_null(kind):
                     known[column] = kind  # imposed on the next blocks
-            table = pa.Table.from_arrays(columns, names=wanted)
-            yield from table.to_batches(max_chunksize=batch_size)
+            yield from pa.Table.from_arrays(columns, names=wanted).to_batches()
 
-    return TableSource(path, wanted, None, batches)
+    return TableSource(path, wanted, None, lambda: _rebatched(batches(), batch_size))
 
 
 def _in_memory(table, name: str, wanted: list[str], batch_size: int = 1 << 16) -> TableSource:
@@ -356,8 +414,7 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
         The columns to read; a missing one is an error that lists those
         that exist.
     batch_size : int
-        Rows per record batch (CSV and JSON Lines come in blocks of about
-        256 bytes a row instead).
+        Rows per record batch, for every format: memory follows it.
     dictionary_columns : list of str
         Columns to read dictionary-encoded from Parquet (group keys).
     encoding_errors : {"strict", "replace"}
