@@ -373,7 +373,7 @@ def test_one_document_per_row_in_one_batch():
     stats = bleu.segment_statistics(sample.column("hyp").to_pylist(),
                                     [sample.column("ref").to_pylist()])
     assert result.column("one").to_pylist() == [f"r{i}" for i in range(sample.num_rows)]
-    assert result.column("score").to_pylist() == [bleu._score(row).score for row in stats]
+    assert result.column("score").to_pylist() == [bleu.formula.score(row).score for row in stats]
 
 
 def test_groups_mixing_tokenizers_are_still_refused():
