@@ -547,7 +547,8 @@ def test_a_signal_swallowed_in_a_gc_callback_still_ends_the_block(signum, capsys
             went_on.append(True)
     assert went_on  # ...so the block went on, but its end raises it
     assert stopped.value.signum == signum and stopped.value.written == ()
-    assert stopped.value.message == f"stopped by {signal.Signals(signum).name}; no output was written"
+    name = signal.Signals(signum).name
+    assert stopped.value.message == f"stopped by {name}; no output was written"
     assert capsys.readouterr().err == ""  # no "Exception ignored in" traceback for it
 
 

@@ -153,22 +153,19 @@ def _parquet(paths: list[str], name: str, wanted: list[str], batch_size: int,
     return TableSource(name, wanted, total, batches)
 
 
-#: CSV blocks: Arrow's streaming CSV reader reads about 18 blocks ahead of the
-#: batch it returns, so its memory is some 18 blocks.  With blocks of 16 MB a
-#: 400 MB file took 860 MB, and a smaller file less (the whole file fitted in
-#: the read-ahead).  Blocks of 2 MB cap that near 40 MB; the rows are then
-#: gathered into batches of ``batch_size``, so that memory follows the batch
-#: as for Parquet.  A row longer than a block is read again with blocks 8
-#: times larger (up to the reader's int32 limit).
-CSV_BLOCK = 1 << 21
-#: JSON Lines blocks (whole lines; a longer line makes a longer block), parsed
-#: one at a time, then gathered into batches of ``batch_size`` as CSV's are.
-JSON_BLOCK = 1 << 21
+#: CSV blocks: Arrow's CSV reader reads some 18 blocks ahead, so blocks of 16 MB
+#: cost a 400 MB file 860 MB.  Blocks of 2 MB (grown 8-fold for a longer row),
+#: gathered into batches of ``batch_size``: memory follows the batch, as for
+#: Parquet.  JSON Lines blocks are whole lines, parsed one block at a time.
+CSV_BLOCK = JSON_BLOCK = 1 << 21
 _CSV_BLOCK_MAX = 1 << 30
 
 
-def _straddles(error) -> bool:
-    return "straddl" in str(error)
+def _larger(error, block: int) -> int:
+    """The next block size after ``error``, a row longer than ``block``; other errors go on."""
+    if "straddl" not in str(error) or block >= _CSV_BLOCK_MAX:
+        raise error
+    return block * 8
 
 
 def _gathered(batches: list):
@@ -206,28 +203,24 @@ def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") 
     parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True)
 
     def open_csv(block: int, skip: int = 0, convert=None):
-        """The reader, from row ``skip``, with blocks grown until a row fits in one."""
-        while True:
-            read = pacsv.ReadOptions(block_size=block, skip_rows_after_names=skip)
-            try:
-                return block, pacsv.open_csv(path, read_options=read, parse_options=parse,
-                                             convert_options=convert)
-            except pa.ArrowInvalid as error:
-                if not _straddles(error) or block >= _CSV_BLOCK_MAX:
-                    raise
-                block *= 8
+        read = pacsv.ReadOptions(block_size=block, skip_rows_after_names=skip)
+        return pacsv.open_csv(path, read_options=read, parse_options=parse,
+                              convert_options=convert)
+
+    def header(block: int) -> list[str]:
+        try:
+            return open_csv(block).schema.names
+        except pa.ArrowInvalid as error:
+            return header(_larger(error, block))
 
     try:
-        _, header = open_csv(CSV_BLOCK)
+        names = header(CSV_BLOCK)
     except (pa.ArrowInvalid, OSError) as error:
         raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
-    names = header.schema.names
-    del header  # its read-ahead holds blocks
     check_columns(path, names, wanted)
-    # Every column as bytes, checked to be UTF-8 below, where a bad row can be
-    # named (the reader's own check names neither the row nor the value) and
-    # --encoding-errors replace can repair it.  Text, not types: ids such as
-    # "007" stay as written.
+    # Every column as bytes, checked to be UTF-8 below, where a bad row can be named
+    # (Arrow's check names neither row nor value) and --encoding-errors replace can
+    # repair it.  Text, not types: ids such as "007" stay as written.
     convert = pacsv.ConvertOptions(include_columns=wanted,
                                    column_types={c: pa.large_binary() for c in names},
                                    strings_can_be_null=False)
@@ -236,9 +229,8 @@ def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") 
         row, block = 0, CSV_BLOCK
         try:
             while True:
-                block, stream = open_csv(block, row, convert)
                 try:
-                    for batch in stream:
+                    for batch in open_csv(block, row, convert):
                         try:
                             columns = [valid_utf8(batch.column(c), c, row, errors)
                                        for c in wanted]
@@ -247,10 +239,8 @@ def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") 
                         yield pa.RecordBatch.from_arrays(columns, names=wanted)
                         row += batch.num_rows
                     return
-                except pa.ArrowInvalid as error:  # a long row further on: read on from it
-                    if not _straddles(error) or block >= _CSV_BLOCK_MAX:
-                        raise
-                    block *= 8
+                except pa.ArrowInvalid as error:  # a row longer than the block: read on from it
+                    block = _larger(error, block)
         except (pa.ArrowInvalid, OSError) as error:
             raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
 
@@ -295,8 +285,6 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
     import pyarrow as pa
     import pyarrow.json as pajson
 
-    block_size = JSON_BLOCK
-
     def parse(first_line: int, block: bytes, known: dict):
         if errors == "replace":
             block = block.decode("utf-8", "replace").encode("utf-8")
@@ -322,7 +310,7 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
             raise InputError(f"{path}: cannot be read as JSON Lines (lines {first_line + 1} to "
                              f"{last}: {message})") from None
 
-    blocks = _json_blocks(path, block_size)
+    blocks = _json_blocks(path, JSON_BLOCK)
     first = next(blocks, None)
     if first is None:
         raise InputError(f"{path}: empty JSON Lines file; no column {wanted[0]!r}")
@@ -333,7 +321,7 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
     def batches():
         # The first block was read to check the columns; a second pass reads it again.
         parsed = iter(list(head)) if head else (parse(*item, known)
-                                                for item in _json_blocks(path, block_size))
+                                                for item in _json_blocks(path, JSON_BLOCK))
         remaining = blocks if head else iter(())
         head.clear()
         for table in itertools.chain(parsed, (parse(*item, known) for item in remaining)):
