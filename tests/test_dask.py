@@ -388,3 +388,25 @@ def test_cli_a_damaged_part_on_a_cluster_is_one_line_and_writes_nothing(tmp_path
         "fastbleu: error: dataset/part.1.parquet: damaged Parquet data "
         + done.stderr.split("damaged Parquet data ", 1)[1].strip()], done.stderr
     assert os.listdir(tmp_path) == ["dataset"]
+
+
+def test_a_lost_signal_stops_the_wait_for_the_cluster(client):
+    """A signal whose exception distributed's gc callback swallowed is only recorded
+    (fastbleu.signals); the wait for the cluster looks for it every quarter second."""
+    import threading
+
+    import dask
+
+    import fastbleu.signals as signals
+    from fastbleu.dask.scoring import _compute
+
+    slow = dask.delayed(time.sleep, pure=False)(4)
+    start = time.monotonic()
+    with pytest.raises(signals.Terminated) as stopped:
+        with signals.terminating():
+            # What the handler leaves when its exception is lost on the way.
+            threading.Timer(0.5, signals._received.append, [signal.SIGTERM]).start()
+            _compute(slow, client)
+    assert stopped.value.signum == signal.SIGTERM
+    assert time.monotonic() - start < 3
+    time.sleep(4)  # the cancelled task's thread finishes its sleep before the next test
