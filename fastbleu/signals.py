@@ -9,12 +9,23 @@ leaving hidden temporary files behind.  :func:`terminating` makes them raise
 the command line uses it around its work, and a library caller's handlers
 are never replaced outside it.  :func:`held` makes all three wait during the
 few steps that must not be cut in two.
+
+A signal is never lost.  Python runs the handler in whatever Python code the
+main thread executes next, and some of that code swallows exceptions: a
+garbage collector callback (distributed installs one), a ``__del__``, a
+callback of an event loop.  So the handler records the signal before it
+raises; an output's commit (:func:`check`) refuses to go on once a signal was
+received, and :func:`terminating` raises :class:`Terminated` on leaving if a
+signal was received but its exception never came through.  An output
+committed before the signal is listed in :attr:`Terminated.written`, so that
+the message can say it was written (:attr:`Terminated.message`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 
 #: The signals turned into :class:`Terminated` (those this platform has).
@@ -23,6 +34,25 @@ SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasat
 
 _held = 0  # depth of held() blocks in the main thread
 _pending: list = []  # a signal that arrived meanwhile
+_active = 0  # depth of terminating() blocks
+_received: list = []  # every signal received inside terminating(), raised or not
+_written: list = []  # outputs committed inside terminating()
+
+
+def check() -> None:
+    """Raise the interruption of a signal already received (whose exception may have been lost).
+
+    Called just before an output is committed: a signal whose exception a
+    garbage collector callback swallowed must still stop the commit.
+    """
+    if _received and threading.current_thread() is threading.main_thread():
+        raise _interruption(_received[0])
+
+
+def wrote(path) -> None:
+    """Record an output committed inside :func:`terminating` (for :attr:`Terminated.written`)."""
+    if _active:
+        _written.append(str(path))
 
 
 @contextlib.contextmanager
@@ -57,9 +87,11 @@ class Terminated(KeyboardInterrupt):
         The signal's number.
     """
 
-    def __init__(self, signum: int):
+    def __init__(self, signum: int, written=()):
         super().__init__(signum)
         self.signum = signum
+        #: The outputs committed before the signal arrived (complete and in place).
+        self.written = tuple(written)
 
     @property
     def name(self) -> str:
@@ -71,9 +103,17 @@ class Terminated(KeyboardInterrupt):
         """The shell's convention for a process ended by a signal: 128 + its number."""
         return 128 + self.signum
 
+    @property
+    def message(self) -> str:
+        """What the run did, for the user: ``stopped by SIGTERM; no output was written``,
+        or ``stopped by SIGTERM after writing OUT`` when the outputs were already in place."""
+        if self.written:
+            return f"stopped by {self.name} after writing {', '.join(self.written)}"
+        return f"stopped by {self.name}; no output was written"
+
 
 def _interruption(signum: int) -> KeyboardInterrupt:
-    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum, _written)
 
 
 @contextlib.contextmanager
@@ -87,22 +127,41 @@ def terminating():
     (``nohup`` ignores SIGHUP) stays ignored, and every handler is put back
     as it was on leaving.  Outside the main thread, where Python cannot set
     handlers, the block runs unchanged.
+
+    A signal whose exception was swallowed on the way (see the module's
+    notes) is raised on leaving the block, and wins over another exception
+    leaving it: the run still ends with 128 + the signal's number.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     fired = []
 
+    global _active
+
     def handler(signum, frame):
         if fired and signum != signal.SIGINT:
             return
         fired.append(signum)
+        _received.append(signum)  # first: the exception below may be swallowed
         if _held:
             _pending.append(signum)
         else:
             raise _interruption(signum)
 
     previous = {}
+    previous_hook = sys.unraisablehook
+
+    def unraisable(report):
+        # The handler's exception, swallowed where Python cannot raise (a gc
+        # callback): not worth a traceback, the block's end raises it again.
+        if not isinstance(report.exc_value, KeyboardInterrupt) or not _received:
+            previous_hook(report)
+
+    outer = (list(_received), list(_written))
+    _received.clear()
+    _written.clear()
+    _active += 1
     try:
         for number in SIGNALS:
             if signal.getsignal(number) is signal.SIG_IGN:
@@ -110,8 +169,25 @@ def terminating():
             previous[number] = signal.signal(number, handler)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             previous[signal.SIGINT] = signal.signal(signal.SIGINT, handler)
-        yield
+        sys.unraisablehook = unraisable
+        try:
+            yield
+        except KeyboardInterrupt as stop:  # Terminated too: the signal came through
+            if isinstance(stop, Terminated) and not stop.written and _written:
+                stop.written = tuple(_written)
+            raise
+        except BaseException as error:
+            if _received:  # its exception was lost, and this one is likely its consequence
+                raise _interruption(_received[0]) from error
+            raise
+        if _received:  # received, but its exception never came through
+            raise _interruption(_received[0])
     finally:
+        if sys.unraisablehook is unraisable:
+            sys.unraisablehook = previous_hook
         for number, old in previous.items():
             signal.signal(number, old if old is not None else signal.SIG_DFL)
         _pending.clear()
+        _active -= 1
+        _received[:] = outer[0]
+        _written[:] = outer[1]

@@ -359,3 +359,54 @@ def test_one_process_does_not_import_dask(sample_dataset):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)[0]["system"] in ("A", "B")
+
+
+def test_cli_a_damaged_part_on_a_cluster_is_one_line_and_writes_nothing(tmp_path):
+    """The QA's case: a damaged data page (footer intact) in a dataset scored with
+    --dask-workers 1 --segments-out DIR: one ``fastbleu: error:`` line, no worker log."""
+    pytest.importorskip("distributed")
+    folder = tmp_path / "dataset"
+    folder.mkdir()
+    table = _sample_table().select(["hyp", "ref", "system"])
+    pq.write_table(table, folder / "part.0.parquet")
+    damaged = folder / "part.1.parquet"
+    pq.write_table(table, damaged, compression="none", use_dictionary=False)
+    column = pq.ParquetFile(damaged).metadata.row_group(0).column(0)
+    data = bytearray(damaged.read_bytes())
+    for i in range(column.data_page_offset + 8, column.data_page_offset + 72):
+        data[i] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+         os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-m", "fastbleu", "dataset", "--dask-workers", "1",
+                           "--segments-out", "segs", "--group-by", "system"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        "fastbleu: error: dataset/part.1.parquet: damaged Parquet data "
+        + done.stderr.split("damaged Parquet data ", 1)[1].strip()], done.stderr
+    assert os.listdir(tmp_path) == ["dataset"]
+
+
+def test_a_lost_signal_stops_the_wait_for_the_cluster(client):
+    """A signal whose exception distributed's gc callback swallowed is only recorded
+    (fastbleu.signals); the wait for the cluster looks for it every quarter second."""
+    import threading
+
+    import dask
+
+    import fastbleu.signals as signals
+    from fastbleu.dask.scoring import _compute
+
+    slow = dask.delayed(time.sleep, pure=False)(4)
+    start = time.monotonic()
+    with pytest.raises(signals.Terminated) as stopped:
+        with signals.terminating():
+            # What the handler leaves when its exception is lost on the way.
+            threading.Timer(0.5, signals._received.append, [signal.SIGTERM]).start()
+            _compute(slow, client)
+    assert stopped.value.signum == signal.SIGTERM
+    assert time.monotonic() - start < 3
+    time.sleep(4)  # the cancelled task's thread finishes its sleep before the next test

@@ -9,6 +9,7 @@ disk.  Run as root, as this machine does: ``/dev/null`` is really tried.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -463,17 +464,18 @@ def test_a_signal_waits_for_a_held_step():
     from fastbleu.signals import held
 
     steps = []
-    with terminating():
-        with pytest.raises(Terminated):
-            with held():
-                os.kill(os.getpid(), signal.SIGHUP)
-                time.sleep(0.2)
-                steps.append("finished")  # not cut in two
-        with pytest.raises(KeyboardInterrupt):
-            with held():
-                os.kill(os.getpid(), signal.SIGINT)
-                time.sleep(0.2)
-                steps.append("finished too")
+    with pytest.raises(Terminated):  # caught inside, the signal still ends the block
+        with terminating():
+            with pytest.raises(Terminated):
+                with held():
+                    os.kill(os.getpid(), signal.SIGHUP)
+                    time.sleep(0.2)
+                    steps.append("finished")  # not cut in two
+            with pytest.raises(KeyboardInterrupt):
+                with held():
+                    os.kill(os.getpid(), signal.SIGINT)
+                    time.sleep(0.2)
+                    steps.append("finished too")
     assert steps == ["finished", "finished too"]
 
 
@@ -484,13 +486,13 @@ def test_handlers_are_scoped_and_restored(table):
     previous = signal.signal(signal.SIGTERM, mine)
     ignored = signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as under nohup
     try:
-        with terminating():
-            assert signal.getsignal(signal.SIGTERM) is not mine
-            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
-            with pytest.raises(Terminated) as stopped:
+        with pytest.raises(Terminated) as stopped:
+            with terminating():
+                assert signal.getsignal(signal.SIGTERM) is not mine
+                assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
                 os.kill(os.getpid(), signal.SIGTERM)
                 time.sleep(1)
-            assert stopped.value.exit_status == 143 and stopped.value.name == "SIGTERM"
+        assert stopped.value.exit_status == 143 and stopped.value.name == "SIGTERM"
         assert signal.getsignal(signal.SIGTERM) is mine
         assert main([str(table), "--quiet", "-b"]) == 0  # the CLI's handlers go away too
         assert signal.getsignal(signal.SIGTERM) is mine
@@ -499,6 +501,146 @@ def test_handlers_are_scoped_and_restored(table):
     finally:
         signal.signal(signal.SIGTERM, previous)
         signal.signal(signal.SIGHUP, ignored)
+
+
+
+@contextlib.contextmanager
+def _swallowed_in_a_gc_callback(signum):
+    """Deliver ``signum`` while a garbage collector callback runs, as distributed's does.
+
+    Python reports an exception raised in a gc callback as "unraisable" and goes
+    on: the handler's exception is lost there.  Yields the lost exceptions.
+    """
+    import gc
+
+    lost, armed = [], [True]
+
+    def callback(phase, info):
+        if phase == "start" and armed:
+            armed.clear()
+            os.kill(os.getpid(), signum)
+            time.sleep(0.2)  # the handler runs here, inside the callback
+
+    previous_hook = sys.unraisablehook
+    def hook(unraisable):
+        lost.append(unraisable.exc_value)
+        previous_hook(unraisable)  # terminating()'s: silent about its own signal
+
+    sys.unraisablehook = hook
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()
+        yield lost
+    finally:
+        gc.callbacks.remove(callback)
+        sys.unraisablehook = previous_hook
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_swallowed_in_a_gc_callback_still_ends_the_block(signum, capsys):
+    went_on = []
+    with pytest.raises(Terminated) as stopped:
+        with terminating():
+            with _swallowed_in_a_gc_callback(signum) as lost:
+                pass
+            assert [type(e) for e in lost] == [Terminated]  # lost on the way...
+            went_on.append(True)
+    assert went_on  # ...so the block went on, but its end raises it
+    assert stopped.value.signum == signum and stopped.value.written == ()
+    name = signal.Signals(signum).name
+    assert stopped.value.message == f"stopped by {name}; no output was written"
+    assert capsys.readouterr().err == ""  # no "Exception ignored in" traceback for it
+
+
+def test_a_swallowed_signal_stops_the_commit_and_keeps_the_old_file(tmp_path):
+    out = tmp_path / "out.parquet"
+    out.write_bytes(OLD)
+    with pytest.raises(Terminated) as stopped:
+        with terminating():
+            output = AtomicFile(out)
+            Path(output.temporary).write_bytes(b"new")
+            with _swallowed_in_a_gc_callback(signal.SIGTERM):
+                pass
+            output.commit()  # refuses: a signal was received
+    assert stopped.value.written == ()
+    assert os.listdir(tmp_path) == ["out.parquet"] and out.read_bytes() == OLD
+
+
+def test_a_signal_after_the_commit_says_the_output_was_written(tmp_path):
+    out, folder = tmp_path / "out.parquet", tmp_path / "segs"
+    with pytest.raises(Terminated) as stopped:
+        with terminating():
+            for output in (AtomicFile(out), AtomicDirectory(folder)):
+                with output:
+                    if isinstance(output, AtomicFile):
+                        Path(output.temporary).write_bytes(b"new")
+            with _swallowed_in_a_gc_callback(signal.SIGTERM):
+                pass
+    assert out.read_bytes() == b"new" and (folder / MARKER).exists()
+    assert stopped.value.written == (str(out), str(folder))
+    assert stopped.value.message == f"stopped by SIGTERM after writing {out}, {folder}"
+
+
+def test_another_error_after_a_lost_signal_is_reported_as_the_signal():
+    with pytest.raises(Terminated) as stopped:
+        with terminating():
+            with _swallowed_in_a_gc_callback(signal.SIGHUP):
+                pass
+            raise InputError("a consequence of the stop")
+    assert stopped.value.exit_status == 129
+    assert isinstance(stopped.value.__cause__, InputError)
+
+
+@pytest.mark.parametrize("signum, status", [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])
+def test_a_signal_on_a_cluster_is_never_lost(big_table, tmp_path, signum, status):
+    """Sent once the parts appear, as the QA did: distributed's gc callback may swallow
+    the handler's exception; the run must still end with 128 + n, and say truly
+    whether the output was written."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "segdir"
+    process = subprocess.Popen(FASTBLEU + [str(big_table), "--segments-out", str(out),
+                                           "--dask-workers", "1", "--batch-size", "4096",
+                                           "--quiet"],
+                               cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+
+    def parts_appear():
+        hidden = [tmp_path / name for name in _hidden(tmp_path)]
+        return any(p.is_dir() and any(p.iterdir()) for p in hidden) or out.exists()
+
+    code = _stop_when(process, parts_appear, signum)
+    stderr = process.stderr.read()
+    assert code == status, stderr
+    time.sleep(0.5)  # a worker still finishing its task must not bring a folder back
+    last = stderr.strip().splitlines()[-1]
+    name = signal.Signals(signum).name
+    if out.exists():  # the signal came after the commit: the output is whole
+        assert (out / MARKER).exists() and os.listdir(tmp_path) == ["segdir"]
+        assert last == f"fastbleu: stopped by {name} after writing {out}", stderr
+    else:
+        assert os.listdir(tmp_path) == [], os.listdir(tmp_path)
+        assert last == f"fastbleu: stopped by {name}; no output was written", stderr
+
+
+
+@pytest.mark.xfail(strict=True, reason="the command line still prints its own 'no output was "
+                   "written'; cli/__init__.py is to print Terminated.message (then drop this mark)")
+def test_a_late_signal_on_a_cluster_says_the_output_was_written(big_table, tmp_path):
+    """The QA's case: SIGTERM once the folder is in place, while the cluster closes."""
+    pytest.importorskip("distributed")
+    out = tmp_path / "segdir"
+    process = subprocess.Popen(FASTBLEU + [str(big_table), "--segments-out", str(out),
+                                           "--dask-workers", "1", "--quiet"],
+                               cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    code = _stop_when(process, lambda: (out / MARKER).exists(), signal.SIGTERM)
+    stderr = process.stderr.read()
+    if code == 0:
+        pytest.skip("the run ended before the signal")
+    assert code == 143, stderr
+    assert (out / MARKER).exists() and os.listdir(tmp_path) == ["segdir"]  # whole, kept
+    assert "Traceback" not in stderr
+    assert stderr.strip().splitlines()[-1] == f"fastbleu: stopped by SIGTERM after writing {out}"
 
 
 # -- 6. write failures --------------------------------------------------------------------

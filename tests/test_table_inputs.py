@@ -299,13 +299,61 @@ def test_json_lines_are_read_in_blocks_with_the_numbers_of_a_whole_read(tmp_path
     gz.write_bytes(gzip.compress(path.read_bytes()))
     expected = score_table(pa.Table.from_pandas(frame, preserve_index=False),
                            group_by=["system", "doc"], null_as_empty=True).to_pylist()
-    monkeypatch.setattr(fastbleu.tables.readers, "_block_size", lambda batch_size: 4096)
-    source = fastbleu.tables.readers.open_table(path, ["hyp", "ref", "system", "doc"])
+    monkeypatch.setattr(fastbleu.tables.readers, "JSON_BLOCK", 4096)
+    assert len(list(fastbleu.tables.readers._json_blocks(str(path), 4096))) > 100
+    source = fastbleu.tables.readers.open_table(path, ["hyp", "ref", "system", "doc"],
+                                                batch_size=300)
     sizes = [batch.num_rows for batch in source.batches(read_ahead=False)]
-    assert sum(sizes) == 2000 and len(sizes) > 100  # blocks of 4 KB
+    assert sizes == [300] * 6 + [200]  # blocks of 4 KB, gathered into batches
     for name in (path, gz):
         result = score_table(name, group_by=["system", "doc"], null_as_empty=True)
         assert result.to_pylist() == expected
+
+
+def test_csv_rows_longer_than_a_block_and_batches_of_batch_size(tmp_path, monkeypatch):
+    import fastbleu.tables.readers as readers
+
+    frame = _sample_table().to_pandas()
+    frame.loc[5, "hyp"] = "a quoted\nvalue, over \"two\" lines"
+    frame.loc[1500, "ref"] = " ".join(["long"] * 30000)  # 150 KB: longer than a block
+    path = tmp_path / "t.csv"
+    frame.to_csv(path, index=False)
+    expected = score_table(pa.Table.from_pandas(frame, preserve_index=False),
+                           group_by="system").to_pylist()
+    monkeypatch.setattr(readers, "CSV_BLOCK", 1 << 14)  # the long row is read again, from it on
+    source = readers.open_table(path, ["hyp", "ref", "system"], batch_size=300)
+    batches = list(source.batches(read_ahead=False))
+    assert [b.num_rows for b in batches] == [300] * 6 + [200]
+    assert pa.Table.from_batches(batches).column("hyp").to_pylist() == \
+        frame["hyp"].tolist()
+    assert score_table(path, group_by="system", batch_size=300).to_pylist() == expected
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_csv_and_json_lines_memory_follows_the_batch_not_the_file(suffix, tmp_path, monkeypatch):
+    """Arrow's CSV reader reads some 18 blocks ahead: with blocks of 16 MB, a 400 MB
+    file took 860 MB and a 20 MB one 440 MB.  Here blocks of 64 KB and a 12 MB file."""
+    import fastbleu.tables.readers as readers
+
+    frame = pd.concat([_sample_table().to_pandas()] * 30, ignore_index=True)
+    path = tmp_path / f"t.{suffix}"
+    if suffix == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.to_json(path, orient="records", lines=True)
+    assert path.stat().st_size > 10 << 20 and len(frame) == 60000
+    monkeypatch.setattr(readers, "CSV_BLOCK", 1 << 16)
+    monkeypatch.setattr(readers, "JSON_BLOCK", 1 << 16)
+    import gc
+
+    del frame
+    gc.collect()
+    before, peak, rows = pa.total_allocated_bytes(), 0, 0
+    for batch in readers.open_table(path, ["hyp", "ref"], batch_size=1000).batches():
+        peak = max(peak, pa.total_allocated_bytes() - before)
+        rows += batch.num_rows
+    assert rows == 60000
+    assert peak < 6 << 20, peak  # about 18 blocks and two batches, not the file (12 MB)
 
 
 def test_json_lines_whose_values_change_type_are_refused(tmp_path):
@@ -377,6 +425,20 @@ def test_null_keys_in_data_frames():
 
 
 # -- on a Dask cluster ------------------------------------------------------------------------
+
+
+def test_a_polars_lazy_frame_is_collected(tmp_path):
+    sample = _sample_table()
+    expected = score_table(sample, group_by="system").to_pylist()
+    lazy = pl.from_arrow(sample).lazy().with_columns(extra=pl.lit(1))
+    assert score_table(lazy, group_by="system").to_pylist() == expected
+    pq.write_table(sample, tmp_path / "t.parquet")
+    scanned = pl.scan_parquet(tmp_path / "t.parquet")
+    assert score_table(scanned, group_by="system").to_pylist() == expected
+    with pytest.raises(InputError, match=r"LazyFrame: no column 'nosuch'; the columns are 'hyp'"):
+        score_table(lazy, group_by="nosuch")
+    with pytest.raises(InputError, match=r"LazyFrame: cannot be computed"):
+        score_table(pl.scan_parquet(tmp_path / "missing.parquet"))
 
 
 @pytest.fixture(scope="module")

@@ -153,9 +153,45 @@ def _parquet(paths: list[str], name: str, wanted: list[str], batch_size: int,
     return TableSource(name, wanted, total, batches)
 
 
-def _block_size(batch_size: int) -> int:
-    # An int32 in pyarrow; 256 bytes a row is a long WMT segment pair.
-    return min(max(1 << 20, batch_size * 256), 1 << 28)
+#: CSV blocks: Arrow's CSV reader reads some 18 blocks ahead, so blocks of 16 MB
+#: cost a 400 MB file 860 MB.  Blocks of 2 MB (grown 8-fold for a longer row),
+#: gathered into batches of ``batch_size``: memory follows the batch, as for
+#: Parquet.  JSON Lines blocks are whole lines, parsed one block at a time.
+CSV_BLOCK = JSON_BLOCK = 1 << 21
+_CSV_BLOCK_MAX = 1 << 30
+
+
+def _larger(error, block: int) -> int:
+    """The next block size after ``error``, a row longer than ``block``; other errors go on."""
+    if "straddl" not in str(error) or block >= _CSV_BLOCK_MAX:
+        raise error
+    return block * 8
+
+
+def _gathered(batches: list):
+    """One table of ``batches``; a column of nulls only (a JSON block) takes the others' type."""
+    import pyarrow as pa
+
+    if all(batch.schema == batches[0].schema for batch in batches):
+        return pa.Table.from_batches(batches).combine_chunks()
+    return pa.concat_tables([pa.Table.from_batches([batch]) for batch in batches],
+                            promote_options="default").combine_chunks()
+
+
+def _rebatched(batches: Iterator, batch_size: int) -> Iterator:
+    """Record batches of exactly ``batch_size`` rows (the last one fewer)."""
+    held, rows = [], 0
+    for batch in batches:
+        held.append(batch)
+        rows += batch.num_rows
+        if rows >= batch_size:
+            table = _gathered(held)
+            whole = rows - rows % batch_size
+            yield from table.slice(0, whole).to_batches(max_chunksize=batch_size)
+            held = table.slice(whole).to_batches() if whole < rows else []
+            rows -= whole
+    if rows:
+        yield from _gathered(held).to_batches()
 
 
 def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") -> TableSource:
@@ -164,38 +200,51 @@ def _csv(path: str, wanted: list[str], batch_size: int, errors: str = "strict") 
 
     delimiter = "\t" if ".tsv" in path.lower() else ","
     kind = "TSV" if delimiter == "\t" else "CSV"
-    read = pacsv.ReadOptions(block_size=_block_size(batch_size))
     parse = pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=True)
+
+    def open_csv(block: int, skip: int = 0, convert=None):
+        read = pacsv.ReadOptions(block_size=block, skip_rows_after_names=skip)
+        return pacsv.open_csv(path, read_options=read, parse_options=parse,
+                              convert_options=convert)
+
+    def header(block: int) -> list[str]:
+        try:
+            return open_csv(block).schema.names
+        except pa.ArrowInvalid as error:
+            return header(_larger(error, block))
+
     try:
-        header = pacsv.open_csv(path, read_options=read, parse_options=parse)
+        names = header(CSV_BLOCK)
     except (pa.ArrowInvalid, OSError) as error:
         raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
-    names = header.schema.names
     check_columns(path, names, wanted)
-    # Every column as bytes, checked to be UTF-8 below, where a bad row can be
-    # named (the reader's own check names neither the row nor the value) and
-    # --encoding-errors replace can repair it.  Text, not types: ids such as
-    # "007" stay as written.
+    # Every column as bytes, checked to be UTF-8 below, where a bad row can be named
+    # (Arrow's check names neither row nor value) and --encoding-errors replace can
+    # repair it.  Text, not types: ids such as "007" stay as written.
     convert = pacsv.ConvertOptions(include_columns=wanted,
                                    column_types={c: pa.large_binary() for c in names},
                                    strings_can_be_null=False)
 
-    def batches():
-        row = 0
+    def blocks():
+        row, block = 0, CSV_BLOCK
         try:
-            stream = pacsv.open_csv(path, read_options=read, parse_options=parse,
-                                    convert_options=convert)
-            for batch in stream:
+            while True:
                 try:
-                    columns = [valid_utf8(batch.column(c), c, row, errors) for c in wanted]
-                except InputError as error:
-                    raise InputError(f"{path}: {error}") from None
-                yield pa.RecordBatch.from_arrays(columns, names=wanted)
-                row += batch.num_rows
+                    for batch in open_csv(block, row, convert):
+                        try:
+                            columns = [valid_utf8(batch.column(c), c, row, errors)
+                                       for c in wanted]
+                        except InputError as error:
+                            raise InputError(f"{path}: {error}") from None
+                        yield pa.RecordBatch.from_arrays(columns, names=wanted)
+                        row += batch.num_rows
+                    return
+                except pa.ArrowInvalid as error:  # a row longer than the block: read on from it
+                    block = _larger(error, block)
         except (pa.ArrowInvalid, OSError) as error:
             raise InputError(f"{path}: cannot be read as {kind} ({error})") from None
 
-    return TableSource(path, wanted, None, batches)
+    return TableSource(path, wanted, None, lambda: _rebatched(blocks(), batch_size))
 
 
 def _json_blocks(path: str, block_size: int) -> Iterator[tuple[int, bytes]]:
@@ -236,8 +285,6 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
     import pyarrow as pa
     import pyarrow.json as pajson
 
-    block_size = _block_size(batch_size)
-
     def parse(first_line: int, block: bytes, known: dict):
         if errors == "replace":
             block = block.decode("utf-8", "replace").encode("utf-8")
@@ -263,7 +310,7 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
             raise InputError(f"{path}: cannot be read as JSON Lines (lines {first_line + 1} to "
                              f"{last}: {message})") from None
 
-    blocks = _json_blocks(path, block_size)
+    blocks = _json_blocks(path, JSON_BLOCK)
     first = next(blocks, None)
     if first is None:
         raise InputError(f"{path}: empty JSON Lines file; no column {wanted[0]!r}")
@@ -274,7 +321,7 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
     def batches():
         # The first block was read to check the columns; a second pass reads it again.
         parsed = iter(list(head)) if head else (parse(*item, known)
-                                                for item in _json_blocks(path, block_size))
+                                                for item in _json_blocks(path, JSON_BLOCK))
         remaining = blocks if head else iter(())
         head.clear()
         for table in itertools.chain(parsed, (parse(*item, known) for item in remaining)):
@@ -287,10 +334,9 @@ def _json_lines(path: str, wanted: list[str], batch_size: int = 1 << 16,
                 kind = columns[-1].type
                 if column not in known and not pa.types.is_null(kind):
                     known[column] = kind  # imposed on the next blocks
-            table = pa.Table.from_arrays(columns, names=wanted)
-            yield from table.to_batches(max_chunksize=batch_size)
+            yield from pa.Table.from_arrays(columns, names=wanted).to_batches()
 
-    return TableSource(path, wanted, None, batches)
+    return TableSource(path, wanted, None, lambda: _rebatched(batches(), batch_size))
 
 
 def _in_memory(table, name: str, wanted: list[str], batch_size: int = 1 << 16) -> TableSource:
@@ -314,6 +360,23 @@ def _from_pandas(frame, wanted: list[str]):
                          "a column must hold values of one type") from None
 
 
+def _collect(lazy, wanted: list[str]):
+    """The wanted columns of a polars LazyFrame, collected, as a pyarrow.Table.
+
+    Only those columns are computed (the query is pruned to them).  Collected
+    rather than streamed: polars' ``collect_batches`` is marked unstable; for
+    a table larger than memory, ``sink_parquet`` it and score the file.
+    """
+    import polars as pl
+
+    try:
+        check_columns("LazyFrame", lazy.collect_schema().names(), wanted)
+        return lazy.select(wanted).collect().to_arrow()
+    except (pl.exceptions.PolarsError, OSError) as error:  # a scan of a missing file
+        raise InputError(f"LazyFrame: cannot be computed ({str(error).splitlines()[0]})") \
+            from None
+
+
 def _checked(sources, wanted: list[str]) -> Iterator:
     """The batches of several sources, refused when a column changes type between them."""
     schemas = []
@@ -331,16 +394,15 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
 
     Parameters
     ----------
-    source : str, os.PathLike, pyarrow.Table, pandas.DataFrame or polars.DataFrame
+    source : str, os.PathLike, pyarrow.Table, pandas.DataFrame or polars.DataFrame/LazyFrame
         A Parquet file, a directory of Parquet files, a glob of Parquet/CSV/
         TSV/JSON Lines files, a single CSV/TSV/JSON Lines file, or a table in
-        memory.
+        memory (a polars LazyFrame is collected, its wanted columns only).
     columns : list of str
         The columns to read; a missing one is an error that lists those
         that exist.
     batch_size : int
-        Rows per record batch (CSV and JSON Lines come in blocks of about
-        256 bytes a row instead).
+        Rows per record batch, for every format: memory follows it.
     dictionary_columns : list of str
         Columns to read dictionary-encoded from Parquet (group keys).
     encoding_errors : {"strict", "replace"}
@@ -362,11 +424,13 @@ def open_table(source, columns: list[str], batch_size: int = 1 << 16,
     if module == "pandas":
         return _in_memory(_from_pandas(source, wanted), "DataFrame", wanted, batch_size)
     if module == "polars":
+        if hasattr(source, "collect") and not hasattr(source, "to_arrow"):  # a LazyFrame
+            return _in_memory(_collect(source, wanted), "LazyFrame", wanted, batch_size)
         check_columns("DataFrame", list(source.columns), wanted)
         return _in_memory(source.select(wanted).to_arrow(), "DataFrame", wanted, batch_size)
     if not isinstance(source, (str, os.PathLike)):
-        raise TypeError("source must be a path, a glob, a pyarrow.Table or a pandas/polars "
-                        f"DataFrame, got {type(source).__name__}")
+        raise TypeError("source must be a path, a glob, a pyarrow.Table, a pandas/polars "
+                        f"DataFrame or a polars LazyFrame, got {type(source).__name__}")
     path = os.fspath(source)
     paths = expand_paths(path)
     lower = [p.lower() for p in paths]

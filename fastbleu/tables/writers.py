@@ -19,7 +19,8 @@ import tempfile
 import numpy as np
 
 from ..errors import InputError
-from ..signals import held
+from ..signals import check as check_signals
+from ..signals import held, wrote
 from .targets import (MARKER, _PART, Inputs, _check_file, _check_folder, _file_name,
                       _folder_name, _hidden, _umask)
 
@@ -119,6 +120,7 @@ class AtomicFile(AtomicOutput):
         """
         try:
             with held(), self.writing():
+                check_signals()  # a signal whose exception was swallowed stops it here
                 target, info = _check_file(self.path, self._inputs)
                 if os.path.dirname(target) != os.path.dirname(self.target):
                     raise InputError(f"{self.path}: now names a file in another directory; "
@@ -128,6 +130,7 @@ class AtomicFile(AtomicOutput):
         except BaseException:
             self.discard()
             raise
+        wrote(self.path)
 
     def discard(self) -> None:
         """Remove the temporary file; the target is not touched."""
@@ -214,6 +217,7 @@ class AtomicDirectory(AtomicOutput):
         aside = None
         with held():  # a signal waits: the old directory is never left aside
             try:
+                check_signals()  # a signal whose exception was swallowed stops it here
                 with self.writing():
                     with open(self.part(MARKER), "w", encoding="utf-8") as marker:
                         marker.write("Written by fastbleu (--segments-out on a cluster). A "
@@ -245,6 +249,7 @@ class AtomicDirectory(AtomicOutput):
                 raise
             if aside is not None:
                 _remove_ours(aside)
+        wrote(self.path)
 
     def discard(self) -> None:
         """Remove the temporary directory and what was written in it; the target is not touched.
