@@ -623,8 +623,6 @@ def test_a_signal_on_a_cluster_is_never_lost(big_table, tmp_path, signum, status
 
 
 
-@pytest.mark.xfail(strict=True, reason="the command line still prints its own 'no output was "
-                   "written'; cli/__init__.py is to print Terminated.message (then drop this mark)")
 def test_a_late_signal_on_a_cluster_says_the_output_was_written(big_table, tmp_path):
     """The QA's case: SIGTERM once the folder is in place, while the cluster closes."""
     pytest.importorskip("distributed")

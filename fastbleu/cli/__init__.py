@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"fastbleu: error: {error}")
         return 2
     except Terminated as stop:
-        say(f"fastbleu: stopped by {stop.name}; no output was written")
+        say(f"fastbleu: {stop.message}")
         return stop.exit_status
     except KeyboardInterrupt:
         say("fastbleu: interrupted; no output was written")
