@@ -140,13 +140,7 @@ def system_statistics(systems, references, bleu, min_systems: int) -> list[np.nd
         raise TypeError("give all systems as hypotheses or all as statistics arrays, not both")
     else:
         stats = [bleu.segment_statistics(system, references) for system in systems]
-    n = stats[0].shape[0]
-    for k, block in enumerate(stats):
-        if block.shape[0] != n:
-            raise ValueError(f"system {k} has {block.shape[0]} segments but system 0 has {n}")
-    if n == 0:
-        raise ValueError("no segments: resampling needs at least one")
-    return stats
+    return _aligned(stats)
 
 
 # -- the tests ---------------------------------------------------------------------------
@@ -422,14 +416,19 @@ def paired_test(stats: list, formula: Formula, test: str = "bs", *, n_samples: i
     if len(stats) < 2:
         raise ValueError(f"a paired test needs a baseline and at least one system; got "
                          f"{len(stats)} system(s)")
-    stats = [formula.check_rows(block, f"statistics of system {k}")
-             for k, block in enumerate(stats)]
+    stats = _aligned([formula.check_rows(block, f"statistics of system {k}")
+                      for k, block in enumerate(stats)])
+    if test == "bs":
+        return _bootstrap_test(stats, formula, n_samples, value, sacrebleu_compat)
+    return _ar_test(stats, formula, n_samples, n_confidence, value, sacrebleu_compat)
+
+
+def _aligned(stats: list) -> list:
+    """``stats``, once every system has the baseline's number of segments, and one at least."""
     n = stats[0].shape[0]
     for k, block in enumerate(stats):
         if block.shape[0] != n:
             raise ValueError(f"system {k} has {block.shape[0]} segments but system 0 has {n}")
     if n == 0:
         raise ValueError("no segments: resampling needs at least one")
-    if test == "bs":
-        return _bootstrap_test(stats, formula, n_samples, value, sacrebleu_compat)
-    return _ar_test(stats, formula, n_samples, n_confidence, value, sacrebleu_compat)
+    return stats
