@@ -161,7 +161,7 @@ def table_scores(args, plan: Plan) -> str:
             job.check_segment_columns()
     result = score_groups(args, plan, arguments)
     short = args.short and args.format != "json"
-    signatures = [signature.format(short) for signature in result.signatures]
+    signatures = _formatted(result.signatures, short)
     if not plan.keys and not doc:
         return report.single(result.scores[0], signatures[0], args.format, args.width,
                              args.score_only)
@@ -210,5 +210,12 @@ def table_paired(args, plan: Plan) -> str:
     short = args.short and args.format != "json"
     return report.paired_groups(
         plan.keys, result.key_values, result.systems, result.results,
-        [signature.format(short) for signature in result.signatures], args.format, args.width,
+        _formatted(result.signatures, short), args.format, args.width,
         plan.test, plan.n_samples)
+
+
+def _formatted(signatures: list, short: bool) -> list[str]:
+    """Every signature formatted, each distinct object once (groups share them)."""
+    done = {}
+    return [done[id(s)] if id(s) in done else done.setdefault(id(s), s.format(short))
+            for s in signatures]

@@ -201,9 +201,16 @@ class TableJob:
             if not keys:  # the whole (empty) table is one corpus
                 groups.add_empty_corpus(metric.tokenizer.name, len(self.refs))
         key_values, totals, info = groups.ordered()
-        signatures = [metric.signature(g.min_refs if g.min_refs == g.max_refs else -1,
-                                       get_tokenizer(g.tokenizer, metric.spm_model).signature)
-                      for g in info]
+        # Groups with the same references count and tokenizer share one signature (a table
+        # with a document per row has as many groups as rows, and few distinct signatures).
+        shared = {}
+        signatures = []
+        for g in info:
+            key = (g.min_refs if g.min_refs == g.max_refs else -1, g.tokenizer)
+            if key not in shared:
+                shared[key] = metric.signature(
+                    key[0], get_tokenizer(g.tokenizer, metric.spm_model).signature)
+            signatures.append(shared[key])
         return GroupScores(keys, groups.key_types, key_values,
                            [formula.score(row, check=False) for row in totals], signatures, totals,
                            formula)

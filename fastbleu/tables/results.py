@@ -28,7 +28,7 @@ class GroupScores:
     scores : list
         Every group's score object (``formula.score`` of its sums).
     signatures : list
-        Every group's signature.
+        Every group's signature; groups with the same options share one object.
     statistics : numpy.ndarray
         Every group's summed statistics rows.
     formula : fastbleu.metrics.base.Formula
