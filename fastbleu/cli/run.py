@@ -195,9 +195,11 @@ def score_groups(args, plan: Plan, arguments: dict):
 def table_paired(args, plan: Plan) -> str:
     """``--paired-bs``/``--paired-ar`` with ``--system-column``: a test per group."""
     from .. import report
-    from ..tables.paired import paired_table
+    from ..tables.paired import check_paired_columns, paired_table
     from ..tables.readers import check_batch_size
 
+    with user_values(ValueError):  # the columns first, before the seed and the options
+        check_paired_columns(args.system_column, plan.keys, args.segment_column)
     seed_label(args.seed)
     metric(plan.options)  # the flags' options checked before any reading
     with user_values(ValueError):

@@ -67,6 +67,18 @@ def _label(keys: list[str], values: tuple) -> str:
     return " ".join(f"{k}={v}" for k, v in zip(keys, values)) if keys else "the table"
 
 
+def check_paired_columns(system: str, keys: list[str], segment: str | None) -> None:
+    """Refuse a group column given twice, or the system column reused as a group or
+    segment column (ValueError): :func:`paired_table`'s column rules, for callers that
+    check their arguments before any reading."""
+    repeated = sorted({k for k in keys if keys.count(k) > 1})
+    if repeated:
+        raise ValueError(f"the column {repeated[0]!r} is given twice in group_by; name each once")
+    if system in keys or system == segment:
+        raise ValueError(f"the system column {system!r} cannot also be a group or segment "
+                         "column")
+
+
 def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system",
                  baseline=None, group_by=None, segment: str | None = None, *,
                  test: str = "bs", n_samples: int | None = None, seed=None,
@@ -114,12 +126,7 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
     batch_size = check_batch_size(batch_size)
     if not isinstance(system, str) or not (segment is None or isinstance(segment, str)):
         raise TypeError("system and segment must be column names")
-    repeated = sorted({k for k in keys if keys.count(k) > 1})
-    if repeated:
-        raise ValueError(f"the column {repeated[0]!r} is given twice in group_by; name each once")
-    if system in keys or system == segment:
-        raise ValueError(f"the system column {system!r} cannot also be a group or segment "
-                         "column")
+    check_paired_columns(system, keys, segment)
     job = TableJob(hyp, tuple(refs), (), None, bool(null_as_empty), encoding_errors, batch_size,
                    dict(bleu_options))
     metric = job.metric()
