@@ -5,6 +5,7 @@ from __future__ import annotations
 import glob
 import logging
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 WMT22 = Path(os.environ.get("FASTBLEU_WMT22", ROOT.parent / "shared" / "wmt22"))
 DATA = ROOT / "data"
+
+#: The two command lines, run as this interpreter's modules (the checkout's fastbleu).
+FASTBLEU = [sys.executable, "-m", "fastbleu"]
+SACREBLEU = [sys.executable, "-m", "sacrebleu"]
+#: The bundled sample: reference A and systems A and B.
+REF = str(DATA / "sample.ref-A.en")
+HYP = str(DATA / "sample.sys-A.en")
+HYP_B = str(DATA / "sample.sys-B.en")
 
 #: The tokenizer WMT22 used per target language (see ../shared/wmt22/README.md).
 WMT22_TOKENIZER = {"zh": "zh", "ja": "char"}

@@ -12,14 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DATA
+from conftest import FASTBLEU, HYP, HYP_B, REF, ROOT, SACREBLEU
 
-ROOT = Path(__file__).resolve().parent.parent
-FASTBLEU = [sys.executable, "-m", "fastbleu"]
-SACREBLEU = [sys.executable, "-m", "sacrebleu"]
-REF = str(DATA / "sample.ref-A.en")
-HYP = str(DATA / "sample.sys-A.en")
-HYP_B = str(DATA / "sample.sys-B.en")
 
 
 def _env(pythonpath: str | os.PathLike = ROOT) -> dict:

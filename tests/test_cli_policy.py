@@ -8,19 +8,12 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from fastbleu.cli import main
-from conftest import DATA
+from conftest import DATA, FASTBLEU, HYP, HYP_B, REF, ROOT, SACREBLEU
 
-ROOT = Path(__file__).resolve().parent.parent
-FASTBLEU = [sys.executable, "-m", "fastbleu"]
-SACREBLEU = [sys.executable, "-m", "sacrebleu"]
-REF = str(DATA / "sample.ref-A.en")
-HYP = str(DATA / "sample.sys-A.en")
-HYP_B = str(DATA / "sample.sys-B.en")
 INTERNAL = ("fastbleu: internal error: this is a bug; please report it with the command line "
             "and the traceback above")
 

@@ -30,10 +30,9 @@ from fastbleu.errors import InputError
 from fastbleu.tables.targets import MARKER, check_writable
 from fastbleu.tables.writers import AtomicDirectory, AtomicFile
 from fastbleu.signals import Terminated, terminating
+from conftest import FASTBLEU, ROOT
 from test_tables import _sample_table
 
-ROOT = Path(__file__).resolve().parent.parent
-FASTBLEU = [sys.executable, "-m", "fastbleu"]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 OLD = b"the old output, which must survive"
 

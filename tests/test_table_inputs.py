@@ -11,7 +11,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,9 +23,8 @@ import fastbleu
 from fastbleu import BLEU, score_table
 from fastbleu.errors import InputError
 from fastbleu.tables import paired_table
+from conftest import ROOT
 from test_tables import _sample_table
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def _fails(args, cwd, *needles):
