@@ -89,12 +89,16 @@ class Formula(ABC):
         The metric's name, as its scores print it.
     sentence_column : str
         The column name of per-segment scores (``--segments-out``).
+    result_names : tuple of str
+        The names of :meth:`score_columns`, in order (a table's group columns
+        may not take them).
     row_width : int
         Columns of one statistics row.
     """
 
     name: ClassVar[str]
     sentence_column: ClassVar[str]
+    result_names: ClassVar[tuple[str, ...]]
     row_width: int
 
     @property

@@ -123,6 +123,9 @@ class BLEUFormula(Formula):
 
     name: ClassVar[str] = "BLEU"
     sentence_column: ClassVar[str] = "sentence_bleu"
+    result_names: ClassVar[tuple[str, ...]] = (
+        "score", "bp", "ratio", "sys_len", "ref_len", "counts", "totals", "precisions",
+        "signature")
 
     def __post_init__(self):
         validate_smoothing(self.smooth_method, self.smooth_value)
@@ -349,18 +352,19 @@ class BLEUFormula(Formula):
         import pyarrow as pa
 
         floats, ints, counts = pa.float64(), pa.int64(), pa.list_(pa.int64())
-        return [
-            ("score", pa.array([s.score for s in scores], floats)),
-            ("bp", pa.array([s.bp for s in scores], floats)),
-            ("ratio", pa.array([float(s.ratio) for s in scores], floats)),
-            ("sys_len", pa.array([s.sys_len for s in scores], ints)),
-            ("ref_len", pa.array([s.ref_len for s in scores],
-                                 floats if self.ref_length == "average" else ints)),
-            ("counts", pa.array(self.matches(totals).tolist(), counts)),
-            ("totals", pa.array(self.totals(totals).tolist(), counts)),
-            ("precisions", pa.array([s.precisions for s in scores], pa.list_(floats))),
-            ("signature", pa.array([sig.format() for sig in signatures], pa.string())),
+        arrays = [
+            pa.array([s.score for s in scores], floats),
+            pa.array([s.bp for s in scores], floats),
+            pa.array([float(s.ratio) for s in scores], floats),
+            pa.array([s.sys_len for s in scores], ints),
+            pa.array([s.ref_len for s in scores],
+                     floats if self.ref_length == "average" else ints),
+            pa.array(self.matches(totals).tolist(), counts),
+            pa.array(self.totals(totals).tolist(), counts),
+            pa.array([s.precisions for s in scores], pa.list_(floats)),
+            pa.array([sig.format() for sig in signatures], pa.string()),
         ]
+        return list(zip(self.result_names, arrays))
 
     # -- signature -------------------------------------------------------------------------
 

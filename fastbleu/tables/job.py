@@ -25,7 +25,7 @@ from ..tokenizers import get_tokenizer
 from .columns import column_names, hypothesis_column, reference_streams
 from .groups import Groups, factorize
 from .readers import check_batch_size
-from .results import RESULT_COLUMNS, GroupScores
+from .results import GroupScores
 
 logger = logging.getLogger("fastbleu")
 
@@ -74,11 +74,6 @@ class TableJob:
         if repeated:
             raise ValueError(f"the column {repeated[0]!r} is given twice as a group or document "
                              "column; name each once")
-        reserved = [k for k in keys if k in RESULT_COLUMNS]
-        if reserved:
-            raise ValueError(f"a group or document column cannot be named {reserved[0]!r}: "
-                             f"the result has columns {', '.join(RESULT_COLUMNS)}; rename it "
-                             "in the table")
         if tokenize_column is not None and not isinstance(tokenize_column, str):
             raise TypeError("tokenize_column must be a column name")
         if encoding_errors not in ("strict", "replace"):
@@ -87,7 +82,12 @@ class TableJob:
         batch_size = check_batch_size(batch_size)
         job = cls(hyp, tuple(refs), tuple(keys), tokenize_column, bool(null_as_empty),
                   encoding_errors, int(batch_size), dict(metric_options), metric_name)
-        job.metric()  # check the metric's options now, not on a worker
+        names = job.metric().formula.result_names  # the options checked now, not on a worker
+        reserved = [k for k in keys if k in names]
+        if reserved:
+            raise ValueError(f"a group or document column cannot be named {reserved[0]!r}: "
+                             f"the result has columns {', '.join(names)}; rename it in the "
+                             "table")
         return job
 
     def check_segment_columns(self) -> None:

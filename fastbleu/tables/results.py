@@ -8,11 +8,6 @@ import numpy as np
 
 from ..metrics.base import Formula
 
-#: Columns of score_table's result besides the keys: no group column may be named so.
-RESULT_COLUMNS = ("score", "bp", "ratio", "sys_len", "ref_len", "counts", "totals",
-                  "precisions", "signature")
-
-
 @dataclass
 class GroupScores:
     """One score per group, in order of first appearance.
