@@ -13,6 +13,9 @@ import sys
 from .._version import __version__
 
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
+#: The metrics of ``-m`` (the keys of ``fastbleu.metrics.METRICS``, which imports nothing
+#: heavy either; a test checks that the two agree).
+METRIC_NAMES = ("bleu", "chrf")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -73,6 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-i", "--input", nargs="+", metavar="SYS",
                         help="system output file(s) (default: standard input, several systems "
                              "as tab-separated columns)")
+    parser.add_argument("-m", "--metrics", nargs="+", choices=METRIC_NAMES, default=["bleu"],
+                        metavar="METRIC",
+                        help=f"metrics to compute, among {', '.join(METRIC_NAMES)} (default: "
+                             "bleu); printed in sacrebleu's order, whatever the order given")
     bleu = parser.add_argument_group("BLEU")
     bleu.add_argument("-tok", "--tokenize", default=None,
                       help="tokenizer: 13a (default), none, char, intl, zh, ja-mecab, ko-mecab, "
@@ -94,6 +101,20 @@ def build_parser() -> argparse.ArgumentParser:
                       help="highest n-gram order (default: 4)")
     bleu.add_argument("--force", action="store_true",
                       help="do not warn about hypotheses that look tokenized")
+    chrf = parser.add_argument_group("chrF")
+    chrf.add_argument("-cc", "--chrf-char-order", type=int, default=6,
+                      help="character n-gram order (default: 6)")
+    chrf.add_argument("-cw", "--chrf-word-order", type=int, default=0,
+                      help="word n-gram order (default: 0; 2 is chrF++)")
+    chrf.add_argument("--chrf-beta", type=int, default=2,
+                      help="weight of recall against precision (default: 2)")
+    chrf.add_argument("--chrf-whitespace", action="store_true",
+                      help="keep whitespace in character n-grams")
+    chrf.add_argument("--chrf-lowercase", action="store_true",
+                      help="compute case-insensitive chrF")
+    chrf.add_argument("--chrf-eps-smoothing", action="store_true",
+                      help="the epsilon smoothing of chrF++.py, NLTK and Moses instead of "
+                           "effective order")
     text = parser.add_argument_group("text files")
     text.add_argument("-e", "--encoding", default="utf-8",
                       help="encoding of the text files (default: utf-8)")

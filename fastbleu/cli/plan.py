@@ -38,6 +38,9 @@ class Plan:
         Its resamples or trials (sacrebleu's rule: 0 or less is the default).
     options : dict
         :class:`fastbleu.BLEU`'s options from the flags.
+    metrics : list of (str, dict)
+        Every metric of ``-m`` with its options from the flags (BLEU's are
+        ``options``), in sacrebleu's order: sorted by name, each once.
     keys : list of str
         The ``--group-by`` columns.
     progress : bool or None
@@ -53,6 +56,7 @@ class Plan:
     keys: list = field(default_factory=list)
     progress: bool | None = None
     cluster: str | int | None = None
+    metrics: list = field(default_factory=list)
 
     @property
     def on_cluster(self) -> bool:
@@ -100,6 +104,7 @@ def make_plan(args) -> Plan:
         options["trg_lang"] = trg_lang
     plan = Plan(TABLE if table else TEXT, test, None, options, group_keys(args),
                 True if args.progress else (False if args.quiet else None), cluster)
+    plan.metrics = metric_options(args, options)
     if test:
         n = args.paired_bs_n if test == "bs" else args.paired_ar_n
         plan.n_samples = n if n > 0 else _DEFAULT_SAMPLES[test]
@@ -111,6 +116,16 @@ def make_plan(args) -> Plan:
                                            if path != args.input[0]]
         check_significance(args, None)
     return plan
+
+
+def metric_options(args, bleu_options: dict) -> list[tuple[str, dict]]:
+    """Each metric of ``-m`` and its options, sorted by name and each once, as sacrebleu
+    computes and prints them (its ``sorted(metrics)`` of upper-case names)."""
+    chrf = {"char_order": args.chrf_char_order, "word_order": args.chrf_word_order,
+            "beta": args.chrf_beta, "whitespace": args.chrf_whitespace,
+            "lowercase": args.chrf_lowercase, "eps_smoothing": args.chrf_eps_smoothing}
+    options = {"bleu": bleu_options, "chrf": chrf}
+    return [(name, options[name]) for name in sorted(set(args.metrics), key=str.upper)]
 
 
 def target_language(language_pair: str | None) -> str:

@@ -237,7 +237,20 @@ class Metric(ABC):
     """
 
     name: ClassVar[str]
+    #: The metric's key in :data:`fastbleu.metrics.METRICS` (``get_metric(key, **options())``).
+    key: ClassVar[str]
     formula: Formula
+    #: The tokenizer of a metric that tokenizes into words (BLEU); ``None`` for one that
+    #: does not (chrF reads characters): a table's tokenizer column is then refused.
+    tokenizer = None
+
+    @abstractmethod
+    def options(self) -> dict:
+        """The constructor arguments that rebuild this metric, cached references aside.
+
+        ``get_metric(self.key, **self.options())`` is an equal metric; Dask
+        workers and table jobs rebuild metrics this way.
+        """
 
     @abstractmethod
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:

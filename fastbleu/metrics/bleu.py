@@ -98,6 +98,7 @@ class BLEU(Metric):
     """
 
     name = "BLEU"
+    key = "bleu"
     SMOOTH_DEFAULTS = SMOOTH_DEFAULTS
     TOKENIZERS = TOKENIZER_NAMES
     TOKENIZER_DEFAULT = DEFAULT_TOKENIZER
@@ -140,6 +141,14 @@ class BLEU(Metric):
             streams = _reference_streams(references, None)
             self.num_refs = self._check_references(streams)
             self._ref_cache = References.cached(streams, self.tokenizer, self.lowercase)
+
+    def options(self) -> dict:
+        """The constructor arguments that rebuild this metric (its cached references aside)."""
+        return {"lowercase": self.lowercase, "force": self._force, "tokenize": self.tokenizer.name,
+                "smooth_method": self.smooth_method, "smooth_value": self.smooth_value,
+                "max_ngram_order": self.max_ngram_order, "effective_order": self.effective_order,
+                "trg_lang": self.trg_lang, "ref_length": self.ref_length,
+                "weights": self.weights, "spm_model": self.spm_model}
 
     def _check_references(self, streams) -> int:
         present = reference_presence(streams)

@@ -1,0 +1,39 @@
+"""Metrics and labels from the command line's values: each refusal is the user's error.
+
+Where a value the user typed reaches the API's own checks (a metric's
+options, a seed), that call is wrapped in
+:func:`~fastbleu.cli.policy.user_values`, and its refusal becomes the user's
+one-line error.  Imports are lazy, so that ``fastbleu --help`` loads no numpy.
+"""
+
+from __future__ import annotations
+
+from .policy import user_values
+
+#: What building a metric from the flags raises for values the user chose: a bad option
+#: (ValueError), a missing sentencepiece model (FileNotFoundError), a missing optional
+#: extra (ImportError) or MeCab dictionary (RuntimeError).
+METRIC_ERRORS = (ValueError, FileNotFoundError, ImportError, RuntimeError)
+
+
+def metric(options: dict, **more):
+    """``BLEU(**options, **more)``; a refused option is the user's error."""
+    from ..metrics.bleu import BLEU
+
+    with user_values(*METRIC_ERRORS):
+        return BLEU(**options, **more)
+
+
+def seed_label(seed) -> str:
+    """The ``seed`` field of ``--seed`` (or ``$SACREBLEU_SEED``); a bad seed is the user's."""
+    from .. import significance
+
+    with user_values(ValueError):
+        return significance.resolve_seed(seed)[1]
+
+
+def formatted(signatures: list, short: bool) -> list[str]:
+    """Every signature formatted, each distinct object once (groups share them)."""
+    done = {}
+    return [done[id(s)] if id(s) in done else done.setdefault(id(s), s.format(short))
+            for s in signatures]
