@@ -35,6 +35,7 @@ from ..statistics import HashBuffer
 from .columns import check_key_types, column_names, merged_types
 from .groups import factorize
 from .job import TableJob
+from .metric_set import metric_specs
 from .readers import check_batch_size, open_table
 
 
@@ -128,7 +129,7 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
         raise TypeError("system and segment must be column names")
     check_paired_columns(system, keys, segment)
     job = TableJob(hyp, tuple(refs), (), None, bool(null_as_empty), encoding_errors, batch_size,
-                   dict(bleu_options))
+                   metric_specs(None, bleu_options))
     metric = job.metric()
     formula = metric.formula
     columns = [hyp, *refs, system, *keys] + ([segment] if segment else [])

@@ -1,0 +1,146 @@
+"""Several metrics over one table: one read, one set of columns per metric, each metric's
+numbers equal to that metric alone (and to sacrebleu's on each group's rows)."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+import sacrebleu
+
+import fastbleu
+from fastbleu import BLEU
+from fastbleu.tables.metric_set import metric_labels, metric_specs
+from test_tables import _sample_table
+
+REFS = ["ref", "ref2"]
+TWO_BLEUS = ["bleu", BLEU(lowercase=True)]
+
+
+@pytest.fixture(scope="module")
+def small_parquet(tmp_path_factory):
+    """400 rows of the sample (both systems, 4 documents), row groups of 64 rows."""
+    table = _sample_table()
+    table = pa.concat_tables([table.slice(0, 200), table.slice(1000, 200)])
+    path = tmp_path_factory.mktemp("metrics") / "small.parquet"
+    pq.write_table(table, path, row_group_size=64)
+    return path
+
+
+def _rows(path, system):
+    table = pq.read_table(path)
+    mask = np.asarray(table.column("system").to_pylist()) == system
+    return table.filter(pa.array(mask))
+
+
+# -- the metrics list --------------------------------------------------------------------
+
+def test_specs_names_objects_and_bleu_options():
+    specs = metric_specs(["bleu", BLEU(lowercase=True)], {"tokenize": "intl"})
+    assert [key for key, _ in specs] == ["bleu", "bleu"]
+    assert specs[0][1]["tokenize"] == "intl" and specs[1][1]["lowercase"] is True
+    assert metric_specs(None, {})[0] == ("bleu", BLEU().options())
+    assert metric_labels(["bleu", "chrf", "bleu"]) == ["bleu1", "chrf", "bleu2"]
+
+
+@pytest.mark.parametrize("metrics, error, words", [
+    ([], ValueError, "metrics is empty"),
+    (["bleu", "BLEU"], ValueError, "twice"),
+    (["bleu", BLEU()], ValueError, "twice"),
+    (["meteor"], ValueError, "unknown metric 'meteor'"),
+    ([42], TypeError, "metrics holds a int"),
+    ([BLEU], TypeError, "metrics holds a ABCMeta"),
+    (7, TypeError, "metrics must be a list"),
+    ({"bleu": BLEU()}, TypeError, "metrics must be a list"),
+])
+def test_hostile_metrics_lists(small_parquet, metrics, error, words):
+    with pytest.raises(error, match=words):
+        fastbleu.score_table(small_parquet, refs=REFS, group_by="system", metrics=metrics)
+
+
+def test_bleu_options_need_bleu_by_name(small_parquet):
+    with pytest.raises(ValueError, match="tokenize: BLEU's options, but metrics names no 'bleu'"):
+        fastbleu.score_table(small_parquet, refs=REFS, metrics=[BLEU()], tokenize="intl")
+
+
+def test_group_column_named_like_a_prefixed_result(small_parquet, tmp_path):
+    table = pq.read_table(small_parquet).rename_columns(
+        ["hyp", "ref", "ref2", "bleu1_score", "doc", "pair"])
+    with pytest.raises(ValueError, match="cannot be named 'bleu1_score'"):
+        fastbleu.score_table(table, refs=REFS, group_by="bleu1_score", metrics=TWO_BLEUS)
+    # a single metric keeps today's names: "bleu1_score" is then a fine group column
+    assert fastbleu.score_table(table, refs=REFS, group_by="bleu1_score").num_rows == 2
+    table = table.rename_columns(["hyp", "ref", "ref2", "system", "doc", "bleu2_hyp_len"])
+    with pytest.raises(ValueError, match="cannot be named 'bleu2_hyp_len' with segments_out"):
+        fastbleu.score_table(table, refs=REFS, group_by="bleu2_hyp_len", metrics=TWO_BLEUS,
+                             segments_out=tmp_path / "s.parquet")
+
+
+# -- two configurations of one metric: the generic machinery ----------------------------
+
+def test_two_bleus_equal_each_alone(small_parquet):
+    both = fastbleu.score_table(small_parquet, refs=REFS, group_by=["system", "doc"],
+                                metrics=TWO_BLEUS, batch_size=50)
+    plain = fastbleu.score_table(small_parquet, refs=REFS, group_by=["system", "doc"])
+    lower = fastbleu.score_table(small_parquet, refs=REFS, group_by=["system", "doc"],
+                                 lowercase=True)
+    assert both.column_names == ["system", "doc"] + \
+        [f"bleu1_{n}" for n in plain.column_names[2:]] + \
+        [f"bleu2_{n}" for n in plain.column_names[2:]]
+    for name in plain.column_names[2:]:
+        assert both.column(f"bleu1_{name}").equals(plain.column(name))
+        assert both.column(f"bleu2_{name}").equals(lower.column(name))
+    assert both.column("system").equals(plain.column("system"))
+    assert "case:lc" in both.column("bleu2_signature")[0].as_py()
+
+
+def test_a_single_metric_keeps_todays_columns(small_parquet):
+    today = fastbleu.score_table(small_parquet, refs=REFS, group_by="system", tokenize="intl")
+    assert fastbleu.score_table(small_parquet, refs=REFS, group_by="system",
+                                metrics=["bleu"], tokenize="intl").equals(today)
+    assert fastbleu.score_table(small_parquet, refs=REFS, group_by="system",
+                                metrics=[BLEU(tokenize="intl")]).equals(today)
+
+
+def test_two_bleus_against_sacrebleu_per_group(small_parquet):
+    result = fastbleu.score_table(small_parquet, refs=REFS, group_by="system",
+                                  metrics=TWO_BLEUS).to_pylist()
+    for row in result:
+        rows = _rows(small_parquet, row["system"])
+        hyps = rows.column("hyp").to_pylist()
+        refs = [rows.column(r).to_pylist() for r in REFS]
+        assert row["bleu1_score"] == sacrebleu.BLEU().corpus_score(hyps, refs).score
+        assert row["bleu2_score"] == \
+            sacrebleu.BLEU(lowercase=True).corpus_score(hyps, refs).score
+
+
+def test_two_bleus_segments_out(small_parquet, tmp_path):
+    out = tmp_path / "segments.parquet"
+    fastbleu.score_table(small_parquet, refs=REFS, group_by="system", metrics=TWO_BLEUS,
+                         segments_out=out, batch_size=100)
+    segments = pq.read_table(out)
+    width = BLEU().formula.row_width
+    names = ["sentence_bleu", *BLEU().formula.statistics_names]
+    assert segments.column_names == ["row", "system"] + [f"bleu1_{n}" for n in names] + \
+        [f"bleu2_{n}" for n in names]
+    table = pq.read_table(small_parquet)
+    hyps, refs = table.column("hyp").to_pylist(), [table.column(r).to_pylist() for r in REFS]
+    for label, metric in (("bleu1", BLEU()), ("bleu2", BLEU(lowercase=True))):
+        stats = np.stack([segments.column(f"{label}_{n}").to_numpy() for n in names[1:]], 1)
+        assert stats.shape[1] == width
+        assert np.array_equal(stats, metric.segment_statistics(hyps, refs))
+        sentence = BLEU(lowercase=metric.lowercase, effective_order=True)
+        assert np.array_equal(segments.column(f"{label}_sentence_bleu").to_numpy(),
+                              sentence.sentence_scores(hyps, refs))
+
+
+def test_empty_table_scores_every_metric(caplog):
+    empty = pa.table({"hyp": pa.array([], pa.string()), "ref": pa.array([], pa.string())})
+    with caplog.at_level(logging.WARNING, logger="fastbleu"):
+        result = fastbleu.score_table(empty, metrics=TWO_BLEUS)
+    assert result.column("bleu1_score").to_pylist() == [0.0] == \
+        result.column("bleu2_score").to_pylist()
+    assert "its BLEU, BLEU are 0.0" in caplog.text
