@@ -144,3 +144,33 @@ def test_empty_table_scores_every_metric(caplog):
     assert result.column("bleu1_score").to_pylist() == [0.0] == \
         result.column("bleu2_score").to_pylist()
     assert "its BLEU, BLEU are 0.0" in caplog.text
+
+
+# -- paired tests over several metrics ----------------------------------------------------
+
+@pytest.mark.parametrize("test", ["bs", "ar"])
+def test_paired_two_bleus_equal_each_alone(small_parquet, test):
+    from fastbleu.tables.paired import paired_table
+
+    common = dict(refs=REFS, system="system", group_by=["doc"], test=test, n_samples=50,
+                  seed=7)
+    both = paired_table(small_parquet, metrics=TWO_BLEUS, **common)
+    plain = paired_table(small_parquet, **common)
+    lower = paired_table(small_parquet, lowercase=True, **common)
+    assert [t.metric_name for t in both] == ["BLEU", "BLEU"]
+    for found, alone in zip(both, (plain, lower)):
+        assert found.results == alone.results and found.systems == alone.systems
+        assert [s.format() for s in found.signatures] == [s.format() for s in alone.signatures]
+
+
+def test_paired_metrics_share_one_set_of_draws_with_a_fresh_seed(small_parquet):
+    from fastbleu.tables.paired import paired_table
+
+    table = pq.read_table(small_parquet)
+    for name in ("hyp", *REFS):  # lowercase text: both BLEUs have the same statistics
+        index = table.column_names.index(name)
+        table = table.set_column(index, name, pa.compute.utf8_lower(table.column(name)))
+    found = paired_table(table, refs=REFS, system="system", metrics=TWO_BLEUS, test="bs",
+                         n_samples=30, seed="none")
+    assert found[0].results == found[1].results
+    assert "seed:none" in found[0].signatures[0].format()
