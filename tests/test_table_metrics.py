@@ -174,3 +174,147 @@ def test_paired_metrics_share_one_set_of_draws_with_a_fresh_seed(small_parquet):
                          n_samples=30, seed="none")
     assert found[0].results == found[1].results
     assert "seed:none" in found[0].signatures[0].format()
+
+
+# -- chrF and chrF++ beside BLEU ----------------------------------------------------------
+
+BLEU_CHRF = ["bleu", "chrf", fastbleu.CHRF(word_order=2)]
+
+
+def test_chrf_per_group_equals_sacrebleu(small_parquet):
+    result = fastbleu.score_table(small_parquet, refs=REFS, group_by=["system", "doc"],
+                                  metrics=BLEU_CHRF, batch_size=100)
+    assert result.column_names[2:4] == ["bleu_score", "bleu_bp"]
+    assert "chrf1_score" in result.column_names and "chrf2_match_ngrams" in result.column_names
+    table = pq.read_table(small_parquet)
+    for row in result.to_pylist():
+        mask = (np.asarray(table.column("system").to_pylist()) == row["system"]) & \
+            (np.asarray(table.column("doc").to_pylist()) == row["doc"])
+        rows = table.filter(pa.array(mask))
+        hyps, refs = rows.column("hyp").to_pylist(), [rows.column(r).to_pylist() for r in REFS]
+        assert row["bleu_score"] == sacrebleu.BLEU().corpus_score(hyps, refs).score
+        chrf = sacrebleu.CHRF().corpus_score(hyps, refs)
+        assert row["chrf1_score"] == chrf.score
+        assert row["chrf2_score"] == sacrebleu.CHRF(word_order=2).corpus_score(hyps, refs).score
+        assert row["chrf1_signature"] == fastbleu.CHRF().signature(2).format()
+
+
+def test_chrf_alone_keeps_the_formula_names(small_parquet):
+    result = fastbleu.score_table(small_parquet, refs=REFS, group_by="system", metrics=["chrf"])
+    assert result.column_names == ["system", "score", "hyp_ngrams", "ref_ngrams", "match_ngrams",
+                                   "signature"]
+    both = fastbleu.score_table(small_parquet, refs=REFS, group_by="system",
+                                metrics=["bleu", "chrf"])
+    assert both.column("chrf_score").equals(result.column("score"))
+
+
+def test_chrf_segments_out_equals_sacrebleu_sentence_scores(small_parquet, tmp_path):
+    out = tmp_path / "segments.parquet"
+    fastbleu.score_table(small_parquet, refs=REFS, metrics=["bleu", "chrf"], segments_out=out,
+                         batch_size=128)
+    segments = pq.read_table(out)
+    table = pq.read_table(small_parquet)
+    hyps, refs = table.column("hyp").to_pylist(), [table.column(r).to_pylist() for r in REFS]
+    chrf = sacrebleu.CHRF()
+    expected = [chrf.sentence_score(h, list(r)).score for h, r in zip(hyps, zip(*refs))]
+    assert segments.column("chrf_sentence_chrf").to_pylist() == expected
+    names = fastbleu.CHRF().formula.statistics_names
+    stats = np.stack([segments.column(f"chrf_{n}").to_numpy() for n in names], 1)
+    assert np.array_equal(stats, fastbleu.CHRF().segment_statistics(hyps, refs))
+    bleu = BLEU(effective_order=True).sentence_scores(hyps, refs)
+    assert np.array_equal(segments.column("bleu_sentence_bleu").to_numpy(), bleu)
+
+
+def test_tokenize_column_is_bleus(small_parquet):
+    table = pq.read_table(small_parquet)
+    table = table.append_column("tok", pa.array(
+        ["intl" if s == "A" else "char" for s in table.column("system").to_pylist()]))
+    with pytest.raises(ValueError, match="tokenize_column .--tokenize-column. names each row's "
+                                         "word tokenizer, which only BLEU uses; chrF reads"):
+        fastbleu.score_table(table, refs=REFS, metrics=["chrf"], tokenize_column="tok")
+    both = fastbleu.score_table(table, refs=REFS, group_by="system", metrics=["bleu", "chrf"],
+                                tokenize_column="tok").to_pylist()
+    bleu = fastbleu.score_table(table, refs=REFS, group_by="system", tokenize_column="tok")
+    chrf = fastbleu.score_table(table, refs=REFS, group_by="system", metrics=["chrf"])
+    assert [r["bleu_score"] for r in both] == bleu.column("score").to_pylist()
+    assert ["tok:intl" in r["bleu_signature"] for r in both] == [True, False]
+    assert [r["chrf_score"] for r in both] == chrf.column("score").to_pylist()
+
+
+# -- the command line ---------------------------------------------------------------------
+
+def _cli(capsys, *argv):
+    from fastbleu.cli import main
+
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_groups_one_record_per_group_and_metric(small_parquet, capsys):
+    import json
+
+    base = [small_parquet, "--hyp-column", "hyp", "--ref-column", "ref", "--ref-column", "ref2",
+            "--group-by", "system", "-m", "chrf", "bleu", "--chrf-word-order", "2", "--quiet"]
+    status, out, _ = _cli(capsys, *base)
+    records = json.loads(out)
+    assert status == 0 and [(r["system"], r["name"]) for r in records] == \
+        [("A", "BLEU"), ("A", "chrF2++"), ("B", "BLEU"), ("B", "chrF2++")]
+    from fastbleu.tables.scoring import score_groups
+
+    expected = score_groups(small_parquet, refs=REFS, group_by="system",
+                            metrics=["bleu", fastbleu.CHRF(word_order=2)]).results[1]
+    assert [r["score"] for r in records[1::2]] == \
+        [json.loads(score.format(1, signature="x:y", is_json=True))["score"]
+         for score in expected.scores]
+    status, out, _ = _cli(capsys, *base, "-f", "text")
+    lines = out.splitlines()
+    assert [line.split("\t")[0] for line in lines] == ["system=A"] * 2 + ["system=B"] * 2
+    assert lines[1].split("\t")[1].startswith("chrF2++|nrefs:2|")
+    status, out, _ = _cli(capsys, *base, "-f", "latex")
+    assert "system & BLEU & chrF2++" in out
+
+
+def test_cli_no_groups_prints_as_sacrebleu(small_parquet, tmp_path, capsys):
+    import subprocess
+    import sys
+
+    table = pq.read_table(small_parquet)
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("\n".join(table.column("hyp").to_pylist()) + "\n")
+    ref.write_text("\n".join(table.column("ref").to_pylist()) + "\n")
+    for fmt in ("json", "text"):
+        status, out, _ = _cli(capsys, small_parquet, "--ref-column", "ref", "-m", "bleu", "chrf",
+                              "-f", fmt, "--quiet")
+        theirs = subprocess.run([sys.executable, "-m", "sacrebleu", ref, "-i", hyp, "-m",
+                                 "bleu", "chrf", "-f", fmt], capture_output=True, text=True,
+                                check=True).stdout
+        assert status == 0
+        assert out.replace("fastbleu-0.1.0", "2.6.0").rstrip("\n") == theirs.rstrip("\n")
+
+
+def test_cli_tokenize_column_with_only_chrf_is_refused(small_parquet, capsys):
+    status, _, err = _cli(capsys, small_parquet, "--ref-column", "ref", "--tokenize-column",
+                          "system", "-m", "chrf")
+    assert status == 2 and len(err.strip().splitlines()) == 1
+    assert "only BLEU uses" in err
+
+
+def test_cli_paired_several_metrics(small_parquet, capsys):
+    import json
+
+    from fastbleu.tables.paired import paired_table
+
+    base = [small_parquet, "--ref-column", "ref", "--system-column", "system", "--group-by",
+            "doc", "--paired-bs", "-pbsn", "40", "-m", "bleu", "chrf", "--quiet"]
+    status, out, _ = _cli(capsys, *base)
+    records = json.loads(out)
+    assert status == 0 and len(records) == 4 and list(records[0])[:2] == ["doc", "system"]
+    assert set(records[0]["signature"]) == {"BLEU", "chrF2"}
+    found = paired_table(small_parquet, refs=["ref"], system="system", group_by=["doc"],
+                         metrics=["bleu", "chrf"], n_samples=40)
+    chrf = found[1].results[0][1]
+    assert records[1]["chrF2"]["p_value"] == chrf.p_value
+    assert records[1]["chrF2"]["score"] == chrf.score
+    status, out, _ = _cli(capsys, *base, "-f", "text")
+    assert "BLEU (μ ± 95% CI)" in out and "chrF2 (μ ± 95% CI)" in out
