@@ -3,8 +3,9 @@
 A table holds the outputs of several systems, one row per (system,
 segment), with a system column and optionally group columns (a language
 pair, a test set).  :func:`paired_table` reads it once, keeps every row's
-statistics (80 bytes a segment for BLEU-4), and then runs a paired test per
-group: the baseline against every other system of that group.
+statistics (80 bytes a segment for BLEU-4, 144 more for chrF), and then runs a
+paired test per group and metric: the baseline against every other system of
+that group, every metric with the same draws.
 
 How rows of different systems are paired, within a group:
 
