@@ -7,14 +7,21 @@ hypothesis and of the chosen reference (``hyp`` is 0 when the reference has
 no n-gram of that order, as sacrebleu counts it); ``match`` is
 ``sum(min(hyp_count, ref_count))`` over the n-grams they share.
 
-**Characters.**  Code points read from the UTF-8 bytes, Python whitespace
-(``str.split()``'s) skipped unless ``whitespace`` is set.  Each character is
-identified by ``finish()`` of its bytes packed into one word; an n-gram key
-is the polynomial of :func:`~fastbleu._kernels.hashing.extend_key`, as for
-BLEU's tokens.  **Words** (chrF++) are the whitespace-separated words with
-one ASCII punctuation character split off the end, or else off the start, of
-every word longer than one character (sacrebleu's ``_remove_punctuation``),
-identified by :func:`~fastbleu._kernels.hashing.hash_bytes`.
+**Characters.**  Read from the UTF-8 bytes, Python whitespace
+(``str.split()``'s) skipped unless ``whitespace`` is set; a character is its
+UTF-8 bytes packed into one word.  **Words** (chrF++) are the
+whitespace-separated words with one ASCII punctuation character split off
+the end, or else off the start, of every word longer than one character
+(sacrebleu's ``_remove_punctuation``), identified by
+:func:`~fastbleu._kernels.hashing.hash_bytes`.
+
+**Keys.**  A unigram's key is its unit; an n-gram's key is the table row
+of its (n-1)-gram prefix in the previous order's table, with its last unit.
+Distinct prefixes have distinct rows, so character keys (row and packed
+bytes side by side in 64 bits) are exact: no two character n-grams share a
+key.  Word keys combine the row with a 64-bit word hash
+(:func:`~fastbleu._kernels.hashing.extend_key`), exact up to word hash
+collisions, as BLEU's tokens are.
 
 **Counting, one order at a time.**  The reference's n-grams of an order go
 into a small open-addressing table (key, count, and whether the hypothesis
@@ -37,7 +44,7 @@ import numpy as np
 from numba import njit
 
 from .chrf_formula import f_score
-from .hashing import extend_key, finish, hash_bytes, table_slot
+from .hashing import extend_key, hash_bytes, table_slot
 from .threads import for_chunks
 from .tokenize_13a import _CLASS_SPLIT, _MAYBE_SPACE, _SPACE
 from .tokenize_unicode import _is_space_at, _utf8_length
@@ -58,7 +65,8 @@ def _is_space(buf, j, length):
 
 @njit(cache=True, nogil=True)
 def _characters(buf, start, end, keep_space, out):
-    """Write one hash per character of ``buf[start:end]`` to ``out``; return the count."""
+    """Write each character of ``buf[start:end]`` to ``out`` (its UTF-8 bytes packed into
+    one word); return the count."""
     count = 0
     j = start
     while j < end:
@@ -68,7 +76,7 @@ def _characters(buf, start, end, keep_space, out):
             packed = np.uint64(0)
             for k in range(length):
                 packed = (packed << np.uint64(8)) | np.uint64(buf[j + k])
-            out[count] = finish(packed)
+            out[count] = packed
             count += 1
         j += length
     return count
@@ -110,26 +118,32 @@ def _words(buf, start, end, out):
 
 
 @njit(cache=True, nogil=True)
-def _match_orders(hyp, n_hyp, ref, n_ref, orders, tables, stamp, out, column):
-    """Write ``[hyp, ref, match]`` of orders ``1..orders`` to ``out[column:]``; return the
-    next free stamp.
+def _prefixed(slot, unit, exact):
+    """The key of an n-gram: the row of its (n-1)-gram prefix, then its last unit."""
+    if exact:  # a character: at most 32 bits, so the key is exact
+        return (np.uint64(slot) << np.uint64(32)) | unit
+    return extend_key(np.uint64(slot), unit)
 
-    ``hyp[:n_hyp]`` and ``ref[:n_ref]`` are unit hashes (characters or
-    words).  ``tables`` holds the table and the scratch, each at least
-    ``n_hyp``/``2 * n_ref`` long (see :func:`_scratch`).
+
+@njit(cache=True, nogil=True)
+def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, column):
+    """Write ``[hyp, ref, match]`` of orders ``1..orders`` to ``out[column:]``; return the
+    last stamp used.
+
+    ``hyp[:n_hyp]`` and ``ref[:n_ref]`` are units: characters (their UTF-8
+    bytes packed into one word, ``exact``) or word hashes.  The key of a
+    unigram is its unit; the key of a longer n-gram is the table row of its
+    prefix in the previous order's table and its last unit, so character
+    keys are exact.  ``hyp_slot[p]`` (``ref_slot``) is the row of the n-gram
+    at ``p`` of the order just counted, -1 once that n-gram is not shared.
+    ``tables`` is :func:`_scratch`'s.
     """
-    keys, stamps, counts, hit, hyp_keys, ref_keys, hyp_alive, ref_alive, ref_slot = tables
+    keys, stamps, counts, hit, hyp_slot, ref_slot = tables
     bits = _MIN_BITS
     while (1 << bits) < 2 * n_ref:
         bits += 1
     mask = (1 << bits) - 1
     shift = np.uint64(64 - bits)
-    for p in range(n_hyp):
-        hyp_keys[p] = hyp[p]
-        hyp_alive[p] = True
-    for p in range(n_ref):
-        ref_keys[p] = ref[p]
-        ref_alive[p] = True
     for m in range(orders):
         hyp_total = max(n_hyp - m, 0)
         ref_total = max(n_ref - m, 0)
@@ -142,14 +156,14 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, tables, stamp, out, column):
         stamp += 1
         # The reference's n-grams whose two (n-1)-grams the hypothesis has.
         for p in range(ref_total):
-            if m > 0:
-                if not (ref_alive[p] and ref_alive[p + 1]):
-                    ref_alive[p] = False
+            if m == 0:
+                key = ref[p]
+            else:
+                prefix = ref_slot[p]
+                if prefix < 0 or ref_slot[p + 1] < 0:
+                    ref_slot[p] = -1
                     continue
-                ref_keys[p] = extend_key(ref_keys[p], ref[p + m])
-            elif not ref_alive[p]:
-                continue
-            key = ref_keys[p]
+                key = _prefixed(prefix, ref[p + m], exact)
             slot = table_slot(key, shift)
             while stamps[slot] == stamp and keys[slot] != key:
                 slot = (slot + 1) & mask
@@ -164,18 +178,21 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, tables, stamp, out, column):
         # The hypothesis's n-grams: a match while the reference's count lasts.
         match = 0
         for p in range(hyp_total):
-            if m > 0:
-                if not (hyp_alive[p] and hyp_alive[p + 1]):
-                    hyp_alive[p] = False
+            if m == 0:
+                key = hyp[p]
+            else:
+                prefix = hyp_slot[p]
+                if prefix < 0 or hyp_slot[p + 1] < 0:
+                    hyp_slot[p] = -1
                     continue
-                hyp_keys[p] = extend_key(hyp_keys[p], hyp[p + m])
-            key = hyp_keys[p]
+                key = _prefixed(prefix, hyp[p + m], exact)
             slot = table_slot(key, shift)
             while stamps[slot] == stamp and keys[slot] != key:
                 slot = (slot + 1) & mask
             if stamps[slot] != stamp:
-                hyp_alive[p] = False
+                hyp_slot[p] = -1
                 continue
+            hyp_slot[p] = slot
             hit[slot] = True
             if counts[slot] > 0:
                 counts[slot] -= 1
@@ -183,8 +200,9 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, tables, stamp, out, column):
         out[at + 2] = match
         if m + 1 < orders:
             for p in range(ref_total):
-                if ref_alive[p] and not hit[ref_slot[p]]:
-                    ref_alive[p] = False
+                slot = ref_slot[p]
+                if slot >= 0 and not hit[slot]:
+                    ref_slot[p] = -1
     return stamp
 
 
@@ -196,9 +214,7 @@ def _scratch(units):
         size *= 2
     return (np.empty(size, dtype=np.uint64), np.full(size, -1, dtype=np.int64),
             np.empty(size, dtype=np.int64), np.empty(size, dtype=np.bool_),
-            np.empty(units + 1, dtype=np.uint64), np.empty(units + 1, dtype=np.uint64),
-            np.empty(units + 1, dtype=np.bool_), np.empty(units + 1, dtype=np.bool_),
-            np.empty(units + 1, dtype=np.int64))
+            np.empty(units + 1, dtype=np.int64), np.empty(units + 1, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -231,12 +247,12 @@ def _statistics_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end
                 continue
             n_ref = _characters(ref_data, ref_start[r, i], ref_end[r, i], whitespace,
                                 ref_chars)
-            stamp = _match_orders(hyp_chars, n_hyp, ref_chars, n_ref, char_order, tables,
-                                  stamp, row, 0)
+            stamp = _match_orders(hyp_chars, n_hyp, ref_chars, n_ref, char_order, True,
+                                  tables, stamp, row, 0)
             if word_order > 0:
                 n_ref_words = _words(ref_data, ref_start[r, i], ref_end[r, i], ref_words)
                 stamp = _match_orders(hyp_words, n_hyp_words, ref_words, n_ref_words,
-                                      word_order, tables, stamp, row, 3 * char_order)
+                                      word_order, False, tables, stamp, row, 3 * char_order)
             if n_refs == 1:
                 out[i, :] = row
                 break
