@@ -15,24 +15,26 @@ the end, or else off the start, of every word longer than one character
 (sacrebleu's ``_remove_punctuation``), identified by
 :func:`~fastbleu._kernels.hashing.hash_bytes`.
 
-**Keys.**  A unigram's key is its unit; an n-gram's key is the table row
-of its (n-1)-gram prefix in the previous order's table, with its last unit.
-Distinct prefixes have distinct rows, so character keys (row and packed
-bytes side by side in 64 bits) are exact: no two character n-grams share a
-key.  Word keys combine the row with a 64-bit word hash
+**Ids.**  Every distinct reference n-gram of an order gets a small id.  A
+unigram is found by its unit in a hashed table.  A longer n-gram is its
+prefix's id and its last unit: each prefix keeps its first continuation
+beside it, so most lookups are two array reads; other continuations go to the
+hashed table, keyed by the prefix's id and the unit.  Character keys (id and
+packed bytes side by side in 64 bits) are exact: no two character n-grams
+share one.  Word keys combine the id with a 64-bit word hash
 (:func:`~fastbleu._kernels.hashing.extend_key`), exact up to word hash
 collisions, as BLEU's tokens are.
 
-**Counting, one order at a time.**  The reference's n-grams of an order go
-into a small open-addressing table (key, count, and whether the hypothesis
-hit it), then the hypothesis's n-grams of that order are looked up; a hit
-while its count lasts is a match.  An n-gram can only be shared if both of
+**Counting, one order at a time.**  The reference's n-grams of an order are
+counted by id (and whether the hypothesis hit them), then the hypothesis's
+n-grams of that order are looked up; a hit while its count lasts is a
+match.  An n-gram can only be shared if both of
 its (n-1)-grams are shared, so a position whose (n-1)-gram was not found
 (on either side) is dropped from every higher order: on dissimilar pairs
-most of orders 2..6 are never hashed.  Table rows carry a stamp, new for
-every (segment, reference, order), so the table is never cleared; it needs
-two rows per reference n-gram of one order, so a huge segment costs tens of
-bytes per character, not a table of every order.
+most of orders 2..6 are never looked up.  Table rows carry a stamp, new
+for every (segment, reference, order), so nothing is cleared between
+segments; the table needs two rows per reference n-gram of one order, so a
+huge segment costs tens of bytes per character, not a table of every order.
 
 **Several references.**  Each reference is counted in turn and the row of
 the one with the highest sentence chrF is kept, the first on ties
@@ -118,11 +120,20 @@ def _words(buf, start, end, out):
 
 
 @njit(cache=True, nogil=True)
-def _prefixed(slot, unit, exact):
-    """The key of an n-gram: the row of its (n-1)-gram prefix, then its last unit."""
+def _prefixed(prefix, unit, exact):
+    """The hashed key of an n-gram: the id of its (n-1)-gram prefix, then its last unit."""
     if exact:  # a character: at most 32 bits, so the key is exact
-        return (np.uint64(slot) << np.uint64(32)) | unit
-    return extend_key(np.uint64(slot), unit)
+        return (np.uint64(prefix) << np.uint64(32)) | unit
+    return extend_key(np.uint64(prefix), unit)
+
+
+@njit(cache=True, nogil=True)
+def _find(keys, stamps, key, stamp, shift, mask):
+    """The row of ``key`` in the hashed table, or the free row where it belongs."""
+    slot = table_slot(key, shift)
+    while stamps[slot] == stamp and keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
 
 
 @njit(cache=True, nogil=True)
@@ -131,14 +142,18 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
     last stamp used.
 
     ``hyp[:n_hyp]`` and ``ref[:n_ref]`` are units: characters (their UTF-8
-    bytes packed into one word, ``exact``) or word hashes.  The key of a
-    unigram is its unit; the key of a longer n-gram is the table row of its
-    prefix in the previous order's table and its last unit, so character
-    keys are exact.  ``hyp_slot[p]`` (``ref_slot``) is the row of the n-gram
-    at ``p`` of the order just counted, -1 once that n-gram is not shared.
-    ``tables`` is :func:`_scratch`'s.
+    bytes packed into one word, ``exact``) or word hashes.  Every distinct
+    reference n-gram of an order gets an id (0, 1, ...); ``hyp_id[p]``
+    (``ref_id``) is the id of the n-gram at ``p`` of the order just
+    counted, -1 once that n-gram is not shared.  A unigram is found by its
+    unit in a hashed table.  A longer n-gram is its prefix's id and its last
+    unit: the first continuation of each prefix is kept beside the prefix
+    (``next_unit``, ``next_id``), so most lookups are two array reads; any
+    other continuation goes to the hashed table, keyed by the prefix's id
+    and the unit (exact for characters).  ``tables`` is :func:`_scratch`'s.
     """
-    keys, stamps, counts, hit, hyp_slot, ref_slot = tables
+    (keys, stamps, slot_id, counts, hit, next_stamp, next_unit, next_id, hyp_id,
+     ref_id) = tables
     bits = _MIN_BITS
     while (1 << bits) < 2 * n_ref:
         bits += 1
@@ -154,55 +169,86 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
         if hyp_total == 0 or ref_total == 0:
             continue
         stamp += 1
+        ids = 0
         # The reference's n-grams whose two (n-1)-grams the hypothesis has.
         for p in range(ref_total):
             if m == 0:
-                key = ref[p]
+                slot = _find(keys, stamps, ref[p], stamp, shift, mask)
+                if stamps[slot] == stamp:
+                    ident = slot_id[slot]
+                    counts[ident] += 1
+                else:
+                    stamps[slot] = stamp
+                    keys[slot] = ref[p]
+                    ident = ids
+                    slot_id[slot] = ident
+                    counts[ident] = 1
+                    hit[ident] = False
+                    ids += 1
+                ref_id[p] = ident
+                continue
+            prefix = ref_id[p]
+            if prefix < 0 or ref_id[p + 1] < 0:
+                ref_id[p] = -1
+                continue
+            unit = ref[p + m]
+            if next_stamp[prefix] != stamp:  # the prefix's first continuation
+                next_stamp[prefix] = stamp
+                next_unit[prefix] = unit
+                ident = ids
+                next_id[prefix] = ident
+                counts[ident] = 1
+                hit[ident] = False
+                ids += 1
+            elif next_unit[prefix] == unit:
+                ident = next_id[prefix]
+                counts[ident] += 1
             else:
-                prefix = ref_slot[p]
-                if prefix < 0 or ref_slot[p + 1] < 0:
-                    ref_slot[p] = -1
-                    continue
-                key = _prefixed(prefix, ref[p + m], exact)
-            slot = table_slot(key, shift)
-            while stamps[slot] == stamp and keys[slot] != key:
-                slot = (slot + 1) & mask
-            if stamps[slot] != stamp:
-                stamps[slot] = stamp
-                keys[slot] = key
-                counts[slot] = 1
-                hit[slot] = False
-            else:
-                counts[slot] += 1
-            ref_slot[p] = slot
+                key = _prefixed(prefix, unit, exact)
+                slot = _find(keys, stamps, key, stamp, shift, mask)
+                if stamps[slot] == stamp:
+                    ident = slot_id[slot]
+                    counts[ident] += 1
+                else:
+                    stamps[slot] = stamp
+                    keys[slot] = key
+                    ident = ids
+                    slot_id[slot] = ident
+                    counts[ident] = 1
+                    hit[ident] = False
+                    ids += 1
+            ref_id[p] = ident
         # The hypothesis's n-grams: a match while the reference's count lasts.
         match = 0
         for p in range(hyp_total):
+            ident = -1
             if m == 0:
-                key = hyp[p]
+                slot = _find(keys, stamps, hyp[p], stamp, shift, mask)
+                if stamps[slot] == stamp:
+                    ident = slot_id[slot]
             else:
-                prefix = hyp_slot[p]
-                if prefix < 0 or hyp_slot[p + 1] < 0:
-                    hyp_slot[p] = -1
-                    continue
-                key = _prefixed(prefix, hyp[p + m], exact)
-            slot = table_slot(key, shift)
-            while stamps[slot] == stamp and keys[slot] != key:
-                slot = (slot + 1) & mask
-            if stamps[slot] != stamp:
-                hyp_slot[p] = -1
-                continue
-            hyp_slot[p] = slot
-            hit[slot] = True
-            if counts[slot] > 0:
-                counts[slot] -= 1
-                match += 1
+                prefix = hyp_id[p]
+                if prefix >= 0 and hyp_id[p + 1] >= 0 and next_stamp[prefix] == stamp:
+                    unit = hyp[p + m]
+                    if next_unit[prefix] == unit:
+                        ident = next_id[prefix]
+                    else:
+                        slot = _find(keys, stamps, _prefixed(prefix, unit, exact), stamp,
+                                     shift, mask)
+                        if stamps[slot] == stamp:
+                            ident = slot_id[slot]
+            hyp_id[p] = ident
+            if ident >= 0:
+                hit[ident] = True
+                if counts[ident] > 0:
+                    counts[ident] -= 1
+                    match += 1
         out[at + 2] = match
         if m + 1 < orders:
             for p in range(ref_total):
-                slot = ref_slot[p]
-                if slot >= 0 and not hit[slot]:
-                    ref_slot[p] = -1
+                ident = ref_id[p]
+                if ident >= 0 and not hit[ident]:
+                    ref_id[p] = -1
     return stamp
 
 
@@ -212,9 +258,12 @@ def _scratch(units):
     size = 1 << _MIN_BITS
     while size < 2 * units:
         size *= 2
+    n = units + 1
     return (np.empty(size, dtype=np.uint64), np.full(size, -1, dtype=np.int64),
-            np.empty(size, dtype=np.int64), np.empty(size, dtype=np.bool_),
-            np.empty(units + 1, dtype=np.int64), np.empty(units + 1, dtype=np.int64))
+            np.empty(size, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.bool_), np.full(n, -1, dtype=np.int64),
+            np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
