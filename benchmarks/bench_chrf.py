@@ -305,7 +305,6 @@ def main(argv: list[str] | None = None) -> int:
 
     sacre_rounds = args.sacrebleu_repeat or args.repeat
     fastchrf_rounds = args.fastchrf_repeat or args.repeat
-    fast_sliced = {}  # metric -> fastbleu score on sacrebleu's slice
     for round_ in range(args.repeat):
         for metric in args.metrics:
             word_order = METRICS[metric][0]
