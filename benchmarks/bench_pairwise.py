@@ -11,7 +11,8 @@ are the outputs of *all systems* for one WMT22 segment (9 to 12 systems per
 language pair), drawn with replacement to 64 by a seeded random generator; the
 pseudo-references are a second, independent draw from the same outputs, as in
 MBR decoding, where both are samples from the same model.  Sources are spread
-evenly over the segments of the pairs in ``--pairs`` (default: the four pairs
+evenly over the segments of the pairs in ``--pairs`` and shuffled (so that the
+first k sources, which the slices below use, sample every pair; default: the four pairs
 with an English or German target, as ``bench_corpus.py`` uses).
 
 Systems often agree: a WMT22 segment has only about 7 distinct outputs, so
@@ -177,12 +178,15 @@ def word_edit(text: str, rng, edits: int) -> str:
 
 
 def build_job(pools, sources: int, n: int, m: int, seed: int, max_edits: int):
-    """``sources`` pools spread evenly, and for each a draw of n candidates and m
+    """``sources`` pools spread evenly (in random order), and for each a draw of n candidates and m
     pseudo-references (with replacement), each with 0..max_edits word edits."""
     import numpy as np
 
     rng = np.random.default_rng(seed)
     picks = np.linspace(0, len(pools) - 1, num=sources).round().astype(int)
+    # In random order, so that the first k sources (--fastchrf-sources, --check-sources,
+    # --sacrebleu-sources) are a sample of all pairs, not the first pair's segments.
+    picks = rng.permutation(picks)
 
     def draw(pool, k):
         return [word_edit(pool[j], rng, int(rng.integers(0, max_edits + 1))) if max_edits
