@@ -130,6 +130,25 @@ def test_segments_out_is_a_directory_of_the_same_rows(client, sample_dataset, tm
         fd.score_table(sample_dataset, segments_out=str(tmp_path / "mine"), client=client)
 
 
+def test_several_metrics_on_the_cluster_equal_one_process(client, sample_dataset, tmp_path):
+    import sacrebleu
+
+    metrics = ["bleu", "chrf", fastbleu.CHRF(word_order=2)]
+    options = {"refs": REFS, "group_by": "system", "metrics": metrics}
+    expected = fastbleu.score_table(sample_dataset, segments_out=str(tmp_path / "one.parquet"),
+                                    **options)
+    result = fd.score_table(sample_dataset, client=client, partition_rows=250,
+                            segments_out=str(tmp_path / "parts"), **options)
+    assert result.equals(expected) and "chrf2_score" in result.column_names
+    assert pq.read_table(tmp_path / "parts").equals(pq.read_table(tmp_path / "one.parquet"))
+    table = pq.read_table(sample_dataset)
+    for row in result.to_pylist():  # each group's chrF is sacrebleu's on its rows
+        rows = table.filter(pa.array(np.asarray(table.column("system").to_pylist())
+                                     == row["system"]))
+        hyps, refs = rows.column("hyp").to_pylist(), [rows.column(r).to_pylist() for r in REFS]
+        assert row["chrf1_score"] == sacrebleu.CHRF().corpus_score(hyps, refs).score
+
+
 def test_data_errors_name_the_row_of_the_dataset(client, tmp_path):
     table = _sample_table().slice(0, 900)
     hyps = table.column("hyp").to_pylist()

@@ -1,5 +1,16 @@
 """One table: a score per group (and document), in this process or on Dask, or a paired
-test per group.
+test per group; for every metric of ``-m``.
+
+Several metrics print as sacrebleu prints them for one system, extended to groups:
+
+* no group columns: sacrebleu's output for one system and several metrics (a
+  JSON list of its score objects; text lines aligned on ``=``);
+* groups, JSON and text: one record (one line) per group and metric, groups in
+  order of first appearance and the metrics in sacrebleu's order within each;
+  LaTeX: one row per group, a column per metric;
+* paired tests, JSON: sacrebleu's record per group and system, with a
+  ``{score, p_value, mean, ci}`` object per metric and ``signature`` an object
+  of the metrics' signatures; text and LaTeX: one table per metric.
 
 Public API calls, then a report; imports are lazy (``fastbleu --help`` loads no numpy).
 """
@@ -9,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 
-from .metrics import METRIC_ERRORS, formatted, metric, seed_label
+from .metrics import METRIC_ERRORS, formatted, seed_label
 from .plan import Plan
 from .policy import user_values
 
@@ -17,7 +28,17 @@ from .policy import user_values
 def _table_arguments(args, plan: Plan) -> dict:
     return {"hyp": args.hyp_column, "refs": args.ref_column or ["ref"],
             "null_as_empty": args.null_as_empty, "encoding_errors": args.encoding_errors,
-            "progress": plan.progress, "batch_size": args.batch_size, **plan.options}
+            "progress": plan.progress, "batch_size": args.batch_size,
+            "metrics": _metrics(plan)}
+
+
+def _metrics(plan: Plan) -> list:
+    """The metric objects of ``-m`` with their flags' options; a refused option is the
+    user's error."""
+    from ..metrics import get_metric
+
+    with user_values(*METRIC_ERRORS):
+        return [get_metric(key, **options) for key, options in plan.metrics]
 
 
 def table_scores(args, plan: Plan) -> str:
@@ -31,17 +52,40 @@ def table_scores(args, plan: Plan) -> str:
     with user_values(*METRIC_ERRORS):  # the job's checks of the flags, before any reading
         job = TableJob.create(arguments["hyp"], arguments["refs"], plan.keys, args.doc_column,
                               args.tokenize_column, args.null_as_empty, args.encoding_errors,
-                              args.batch_size, plan.options)
+                              args.batch_size, None, arguments["metrics"])
         if args.segments_out is not None:
             job.check_segment_columns()
     result = score_groups(args, plan, arguments)
     short = args.short and args.format != "json"
-    signatures = formatted(result.signatures, short)
+    results = getattr(result, "results", [result])  # MetricScores: one GroupScores per metric
+    signatures = [formatted(r.signatures, short) for r in results]
     if not plan.keys and not doc:
-        return report.single(result.scores[0], signatures[0], args.format, args.width,
-                             args.score_only)
-    return report.groups(plan.keys + doc, result.key_values, result.scores, signatures,
+        lines = [report.single(r.scores[0], s[0], args.format, args.width, args.score_only)
+                 for r, s in zip(results, signatures)]
+        return lines[0] if len(lines) == 1 else _single_metrics(lines, args.format)
+    keys = plan.keys + doc
+    if len(results) > 1 and args.format == "latex":
+        rows = [[str(v) for v in values] + [r.scores[g].format(args.width, score_only=True)
+                                             for r in results]
+                for g, values in enumerate(result.key_values)]
+        return report.table(keys + [r.formula.name for r in results], rows, "latex")
+    # group by group, every metric of a group in turn
+    return report.groups(keys, [v for v in result.key_values for _ in results],
+                         [r.scores[g] for g in range(len(result.key_values)) for r in results],
+                         [s[g] for g in range(len(result.key_values)) for s in signatures],
                          args.format, args.width, args.score_only)
+
+
+def _single_metrics(lines: list[str], fmt: str) -> str:
+    """Several metrics of one corpus as sacrebleu prints them (its print_single_results): a
+    JSON list of the score objects, or the text lines right-aligned on ``=``."""
+    if fmt == "json":
+        return "[\n" + ",\n".join(lines) + "\n]"
+    if any("=" not in line for line in lines):  # --score-only: the bare scores
+        return "\n".join(lines)
+    width = max(line.index("=") - 1 for line in lines)
+    return "\n".join(f"{line[:line.index('=') - 1]:>{width}}{line[line.index('=') - 1:]}"
+                      for line in lines)
 
 
 def score_groups(args, plan: Plan, arguments: dict):
@@ -76,16 +120,37 @@ def table_paired(args, plan: Plan) -> str:
     with user_values(ValueError):  # the columns first, before the seed and the options
         check_paired_columns(args.system_column, plan.keys, args.segment_column)
     seed_label(args.seed)
-    metric(plan.options)  # the flags' options checked before any reading
+    arguments = _table_arguments(args, plan)  # the flags' options checked before any reading
     with user_values(ValueError):
         check_batch_size(args.batch_size)
-    result = paired_table(args.refs[0], **_table_arguments(args, plan),
-                          system=args.system_column, baseline=args.baseline,
-                          group_by=plan.keys, segment=args.segment_column, test=plan.test,
-                          n_samples=plan.n_samples, seed=args.seed,
-                          sacrebleu_compat=args.sacrebleu_compat)
+    found = paired_table(args.refs[0], **arguments, system=args.system_column,
+                         baseline=args.baseline, group_by=plan.keys,
+                         segment=args.segment_column, test=plan.test, n_samples=plan.n_samples,
+                         seed=args.seed, sacrebleu_compat=args.sacrebleu_compat)
     short = args.short and args.format != "json"
-    return report.paired_groups(
-        plan.keys, result.key_values, result.systems, result.results,
-        formatted(result.signatures, short), args.format, args.width,
-        plan.test, plan.n_samples)
+    reports = [report.paired_groups(plan.keys, result.key_values, result.systems,
+                                    result.results, formatted(result.signatures, short),
+                                    args.format, args.width, plan.test, plan.n_samples,
+                                    result.metric_name)
+               for result in (found if isinstance(found, list) else [found])]
+    if len(reports) == 1:
+        return reports[0]
+    if args.format != "json":
+        return "\n\n".join(reports)
+    return _merged_paired_json(reports, [result.metric_name for result in found])
+
+
+def _merged_paired_json(reports: list[str], names: list[str]) -> str:
+    """Paired tests of several metrics as one JSON list: sacrebleu's record per group and
+    system with every metric's result, and ``signature`` an object of theirs."""
+    import json
+
+    tables = [json.loads(text) for text in reports]
+    merged = []
+    for records in zip(*tables):
+        record = {k: v for k, v in records[0].items() if k != "signature"}
+        for name, own in zip(names[1:], records[1:]):
+            record[name] = own[name]
+        record["signature"] = {name: own["signature"] for name, own in zip(names, records)}
+        merged.append(record)
+    return json.dumps(merged, indent=4, ensure_ascii=False, allow_nan=False)

@@ -70,15 +70,16 @@ def merge_groups(*partials: Groups) -> Groups:
 
 def group_statistics(piece, index: int, job: TableJob, segments: str | None = None,
                      first_row: int | None = None) -> Groups:
-    """Per-group sums of one partition; with ``segments``, also its per-segment file."""
-    metric = job.metric()
+    """Per-group sums of one partition (every metric of the job side by side); with
+    ``segments``, also its per-segment file."""
+    metric_set = job.metric_set()
     start, batches = _batches(piece, job)
     start = start if first_row is None else first_row
-    writer = SegmentWriter(segments, list(job.keys), metric.formula) \
+    writer = SegmentWriter(segments, list(job.keys), metric_set) \
         if segments is not None else None
     try:
         with _naming(index, piece):
-            groups = job.statistics(batches, metric, start, index,
+            groups = job.statistics(batches, metric_set, start, index,
                                     on_batch=None if writer is None else writer.write,
                                     buffers=_buffers())
         if writer is not None:

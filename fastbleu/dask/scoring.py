@@ -20,7 +20,7 @@ from ..tables.job import TableJob
 from ..tables.paths import CSV_SUFFIXES, JSON_SUFFIXES
 from ..tables.pieces import parquet_pieces
 from ..tables.readers import check_columns
-from ..tables.results import GroupScores
+from ..tables.results import GroupScores, MetricScores
 from ..tables.targets import check_directory
 from ..tables.writers import AtomicDirectory
 from . import partitions
@@ -100,14 +100,15 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                  segments_out: str | None = None, null_as_empty: bool = False,
                  encoding_errors: str = "strict", progress: bool | None = False,
                  batch_size: int = 1 << 16, partition_rows: int = PARTITION_ROWS,
-                 **bleu_options) -> GroupScores:
-    """:func:`score_table`'s work, returning the ``BLEUScore`` of every group."""
+                 metrics=None, **bleu_options) -> GroupScores | MetricScores:
+    """:func:`score_table`'s work, returning the score object of every group (a
+    :class:`GroupScores`, or a :class:`MetricScores` for several metrics)."""
     require()
     job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
-                          encoding_errors, batch_size, bleu_options)
+                          encoding_errors, batch_size, bleu_options, metrics)
     if segments_out is not None:
         job.check_segment_columns()
-    metric = job.metric()
+    metric_set = job.metric_set()
     if segments_out is not None:  # before reading any footer: never an input, never a file
         check_directory(segments_out, source)
     pieces = _pieces(source, job, partition_rows)
@@ -126,7 +127,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                      offsets[index])
                  for index, piece in enumerate(pieces)]
         groups = _compute(_tree(tasks, partitions.merge_groups), client) if tasks else \
-            Groups(metric.formula.row_width)
+            Groups(metric_set.width)
         if segments is not None:
             segments.commit()
     except BaseException as error:
@@ -135,7 +136,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
             if isinstance(error, InputError):  # a worker's error names its part: name ours
                 raise segments.renamed(error) from None
         raise
-    return job.scores(groups, metric)
+    return job.scores(groups, metric_set)
 
 
 def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
@@ -143,8 +144,8 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
                 segments_out: str | None = None, null_as_empty: bool = False,
                 encoding_errors: str = "strict", progress: bool | None = False,
                 batch_size: int = 1 << 16, partition_rows: int = PARTITION_ROWS,
-                **bleu_options):
-    """Corpus BLEU per group of a partitioned table, computed on a Dask cluster.
+                metrics=None, **bleu_options):
+    """Corpus BLEU (or chrF, or several metrics) per group of a partitioned table, on Dask.
 
     The arguments and the result are :func:`fastbleu.score_table`'s, and so
     are the numbers: every column of the returned table equals the one
@@ -157,6 +158,9 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         on a filesystem they share with the client), or a Dask DataFrame.
     hyp, refs, group_by, doc, tokenize_column, null_as_empty, encoding_errors, batch_size
         As in :func:`fastbleu.score_table`.
+    metrics : list of str or Metric, optional
+        As in :func:`fastbleu.score_table`: the workers rebuild every metric
+        from its key and options.
     client : distributed.Client, optional
         The cluster to run on; without, Dask's current scheduler (the last
         ``Client`` created, or local threads).
@@ -177,7 +181,7 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         A Parquet file with more rows than this is cut into several
         partitions at row-group boundaries (default 2**21).
     **bleu_options
-        :class:`fastbleu.BLEU`'s arguments.
+        :class:`fastbleu.BLEU`'s arguments, for the metric named ``"bleu"``.
 
     Returns
     -------
@@ -200,7 +204,7 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
                         tokenize_column=tokenize_column, segments_out=segments_out,
                         null_as_empty=null_as_empty, encoding_errors=encoding_errors,
                         progress=progress, batch_size=batch_size, partition_rows=partition_rows,
-                        **bleu_options).to_table()
+                        metrics=metrics, **bleu_options).to_table()
 
 
 def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *, client=None,

@@ -7,8 +7,9 @@ One module a job::
     pieces.py   a Parquet dataset cut at row-group boundaries (Dask's partitions)
     columns.py  a batch's columns -> text columns; column names and types
     groups.py   key columns -> group codes; Groups, the one group accumulator
+    metric_set.py  the metrics of a job, checked; MetricSet: several side by side in one row
     job.py      TableJob: the checked plan; batches -> statistics -> group sums -> scores
-    results.py  GroupScores and its Arrow table
+    results.py  GroupScores (one metric), MetricScores (several) and their Arrow tables
     targets.py  where an output may be written (never over an input ...)
     writers.py  AtomicFile / AtomicDirectory (one commit/discard protocol), SegmentWriter
     scoring.py  score_table, score_groups (one process)
@@ -20,8 +21,8 @@ The public names are imported on first use (PEP 562), so that importing
 
 from importlib import import_module
 
-__all__ = ["score_table", "score_groups", "paired_table", "GroupScores", "PairedTable",
-           "TableJob", "open_table", "is_table_path"]
+__all__ = ["score_table", "score_groups", "paired_table", "GroupScores", "MetricScores",
+           "PairedTable", "TableJob", "open_table", "is_table_path"]
 
 _LAZY = {
     "score_table": "scoring",
@@ -29,6 +30,7 @@ _LAZY = {
     "paired_table": "paired",
     "PairedTable": "paired",
     "GroupScores": "results",
+    "MetricScores": "results",
     "TableJob": "job",
     "open_table": "readers",
     "is_table_path": "paths",

@@ -25,7 +25,8 @@ from ..tokenizers import get_tokenizer
 from .columns import column_names, hypothesis_column, reference_streams
 from .groups import Groups, factorize
 from .readers import check_batch_size
-from .results import GroupScores
+from .metric_set import MetricSet, metric_specs
+from .results import GroupScores, MetricScores
 
 logger = logging.getLogger("fastbleu")
 
@@ -41,10 +42,11 @@ class TableJob:
 
     :meth:`statistics` turns record batches into per-group sums
     (:class:`~fastbleu.tables.groups.Groups`), :meth:`scores` turns merged
-    sums into a :class:`~fastbleu.tables.results.GroupScores`;
+    sums into a :class:`~fastbleu.tables.results.GroupScores` (or, for
+    several metrics, a :class:`~fastbleu.tables.results.MetricScores`);
     :mod:`fastbleu.dask` runs the first on every partition and the second on
-    the client.  ``metric_options`` are the options of the metric
-    ``metric_name`` (:func:`fastbleu.metrics.get_metric`).
+    the client.  ``metrics`` holds every metric as ``(key, options)``
+    (:func:`fastbleu.metrics.get_metric`), so that a worker rebuilds them.
     """
 
     hyp: str
@@ -54,13 +56,16 @@ class TableJob:
     null_as_empty: bool
     encoding_errors: str
     batch_size: int
-    metric_options: dict
-    metric_name: str = "bleu"
+    metrics: tuple = (("bleu", {}),)
 
     @classmethod
     def create(cls, hyp, refs, group_by, doc, tokenize_column, null_as_empty, encoding_errors,
-               batch_size, metric_options, metric_name: str = "bleu") -> TableJob:
+               batch_size, bleu_options=None, metrics=None) -> TableJob:
         """Check the arguments of :func:`~fastbleu.tables.scoring.score_table`.
+
+        ``metrics`` are names and/or metric objects
+        (:func:`~fastbleu.tables.metric_set.metric_specs`; default BLEU);
+        ``bleu_options`` apply to the one named ``"bleu"``.
 
         Raises TypeError or ValueError (the metric's own for its options).
         """
@@ -80,9 +85,16 @@ class TableJob:
             raise ValueError(f"encoding_errors must be 'strict' or 'replace', got "
                              f"{encoding_errors!r}")
         batch_size = check_batch_size(batch_size)
+        specs = metric_specs(metrics, dict(bleu_options or {}))  # checked now, not on a worker
         job = cls(hyp, tuple(refs), tuple(keys), tokenize_column, bool(null_as_empty),
-                  encoding_errors, int(batch_size), dict(metric_options), metric_name)
-        names = job.metric().formula.result_names  # the options checked now, not on a worker
+                  encoding_errors, int(batch_size), specs)
+        metric_set = job.metric_set()
+        if tokenize_column is not None and not metric_set.tokenizes:
+            names = ", ".join(metric.name for metric in metric_set.metrics)
+            raise ValueError(f"tokenize_column (--tokenize-column) names each row's word "
+                             f"tokenizer, which only BLEU uses; {names} reads characters: "
+                             "drop the column or add BLEU to the metrics")
+        names = metric_set.result_names()
         reserved = [k for k in keys if k in names]
         if reserved:
             raise ValueError(f"a group or document column cannot be named {reserved[0]!r}: "
@@ -92,7 +104,7 @@ class TableJob:
 
     def check_segment_columns(self) -> None:
         """Refuse keys named like a column of the ``segments_out`` file (ValueError)."""
-        reserved = segment_columns(self.metric().formula)
+        reserved = ["row", *self.metric_set().segment_names()]
         clash = [k for k in self.keys if k in reserved]
         if clash:
             raise ValueError(f"a group or document column cannot be named {clash[0]!r} with "
@@ -106,21 +118,32 @@ class TableJob:
             ([self.tokenize_column] if self.tokenize_column else [])
 
     def metric(self):
-        """A new metric object of this job (:func:`fastbleu.metrics.get_metric`)."""
+        """A new object of this job's first metric (:func:`fastbleu.metrics.get_metric`)."""
         from ..metrics import get_metric
 
-        return get_metric(self.metric_name, **self.metric_options)
+        key, options = self.metrics[0]
+        return get_metric(key, **options)
 
-    def batch_statistics(self, batch, metric, first_row: int, buffers=None):
+    def metric_set(self) -> MetricSet:
+        """New objects of this job's metrics, side by side (:class:`MetricSet`)."""
+        return MetricSet.build(self.metrics)
+
+    def batch_statistics(self, batch, metrics, first_row: int, buffers=None):
         """Statistics of one record batch, with each row's reference count and tokenizer.
 
+        ``metrics`` is a :class:`MetricSet` (or one metric object).  The
+        batch's text is converted once; every metric's ``column_statistics``
+        then fills its own columns of the row.  A tokenizer column applies to
+        the metrics that tokenize into words (BLEU), never to chrF.
+
         Returns ``(stats, refs_per_row, tokenizer_of_row, tokenizers)``:
-        int64 statistics (``metric.formula.row_width`` columns), the number
-        of non-null references of every row, the tokenizer code of every row
-        and the tokenizer name of every code.
+        int64 statistics (``metrics.width`` columns), the number of non-null
+        references of every row, the tokenizer code of every row and the
+        tokenizer name of every code.
         """
         import pyarrow as pa
 
+        metrics = MetricSet.of(metrics)
         buffers = buffers or (HashBuffer(), HashBuffer())
         hyp, refs, errors = self.hyp, list(self.refs), self.encoding_errors
         n = batch.num_rows
@@ -139,38 +162,54 @@ class TableJob:
             raise InputError(f"row {first_row + row}: every reference is null")
 
         if self.tokenize_column is None:
-            tokenizer_of_row, tokenizers = np.zeros(n, dtype=np.int64), [metric.tokenizer.name]
+            tokenizer_of_row = np.zeros(n, dtype=np.int64)
+            tokenizers = [metrics.default_tokenizer]
         else:
             tokenizer_of_row, values = factorize([batch.column(self.tokenize_column)],
                                                  [self.tokenize_column], first_row, errors)
             tokenizers = [value[0] for value in values]
-        stats = np.empty((n, metric.formula.row_width), dtype=np.int64)
-        for code, name in enumerate(tokenizers):
-            try:
-                tokenizer = get_tokenizer(name, metric.spm_model)
-            except (TypeError, ValueError, ImportError, OSError) as error:
-                raise InputError(f"column {self.tokenize_column!r}: {error}") from None
-            rows = np.flatnonzero(tokenizer_of_row == code)
-            if rows.size == n:
-                part_hyps, part_refs = as_text_column(hyp_column, hyp, trusted=True), streams
-            else:
-                take = pa.array(rows)
-                part_hyps = as_text_column(hyp_column.take(take), hyp, trusted=True)
-                part_refs = reference_streams(batch.take(take), refs, first_row, errors)
-            stats[rows] = metric.column_statistics(part_hyps, part_refs, tokenizer=tokenizer,
-                                                   buffers=buffers)
+        hyps = as_text_column(hyp_column, hyp, trusted=True)
+        parts = {}  # tokenizer code -> its rows and their text, converted once for all metrics
+
+        def part(code):
+            if code not in parts:
+                rows = np.flatnonzero(tokenizer_of_row == code)
+                if rows.size == n:
+                    parts[code] = rows, hyps, streams
+                else:
+                    take = pa.array(rows)
+                    parts[code] = (rows, as_text_column(hyp_column.take(take), hyp, trusted=True),
+                                   reference_streams(batch.take(take), refs, first_row, errors))
+            return parts[code]
+
+        stats = np.empty((n, metrics.width), dtype=np.int64)
+        for metric, columns in zip(metrics.metrics, metrics.slices):
+            if metric.tokenizer is None or self.tokenize_column is None:
+                stats[:, columns] = metric.column_statistics(hyps, streams, buffers=buffers)
+                continue
+            for code, name in enumerate(tokenizers):
+                try:
+                    tokenizer = get_tokenizer(name, metric.spm_model)
+                except (TypeError, ValueError, ImportError, OSError) as error:
+                    raise InputError(f"column {self.tokenize_column!r}: {error}") from None
+                rows, part_hyps, part_refs = part(code)
+                stats[rows, columns] = metric.column_statistics(part_hyps, part_refs,
+                                                                tokenizer=tokenizer,
+                                                                buffers=buffers)
         return stats, refs_per_row, tokenizer_of_row, tokenizers
 
-    def statistics(self, batches, metric, first_row: int = 0, partition: int = 0,
+    def statistics(self, batches, metrics=None, first_row: int = 0, partition: int = 0,
                    on_batch=None, buffers=None) -> Groups:
         """Per-group sums of record batches whose first row is ``first_row``.
 
-        ``partition`` and the row give each group's first position;
-        ``on_batch(batch, stats, first_row)`` sees every batch's statistics;
-        ``buffers`` are two :class:`~fastbleu.statistics.HashBuffer` to reuse
-        (new ones without).
+        ``metrics`` is a :class:`MetricSet` or one metric object (default:
+        :meth:`metric_set`); ``partition`` and the row give each group's
+        first position; ``on_batch(batch, stats, first_row)`` sees every
+        batch's statistics; ``buffers`` are two
+        :class:`~fastbleu.statistics.HashBuffer` to reuse (new ones without).
         """
-        groups = Groups(metric.formula.row_width)
+        metrics = self.metric_set() if metrics is None else MetricSet.of(metrics)
+        groups = Groups(metrics.width)
         buffers = buffers or (HashBuffer(), HashBuffer())
         row = first_row
         keys = list(self.keys)
@@ -178,7 +217,7 @@ class TableJob:
             if batch.num_rows == 0:
                 continue
             stats, refs_per_row, tokenizer_of_row, tokenizers = self.batch_statistics(
-                batch, metric, row, buffers)
+                batch, metrics, row, buffers)
             if keys:
                 groups.check_key_types({k: batch.schema.field(k).type for k in keys}, row)
                 codes, key_values = factorize([batch.column(k) for k in keys], keys, row,
@@ -192,25 +231,47 @@ class TableJob:
             row += batch.num_rows
         return groups
 
-    def scores(self, groups: Groups, metric) -> GroupScores:
-        """One score and signature per group, in order of first appearance."""
+    def scores(self, groups: Groups, metrics=None):
+        """One score and signature per group and metric, in order of first appearance.
+
+        Returns a :class:`GroupScores` for a single metric, a
+        :class:`MetricScores` (one ``GroupScores`` per metric) for several.
+        """
+        metrics = self.metric_set() if metrics is None else MetricSet.of(metrics)
         keys = list(self.keys)
-        formula = metric.formula
         if groups.rows == 0:
-            logger.warning("the table has no rows; its %s is 0.0", formula.name)
+            names = ", ".join(metric.formula.name for metric in metrics.metrics)
+            logger.warning("the table has no rows; its %s %s 0.0", names,
+                           "is" if len(metrics) == 1 else "are")
             if not keys:  # the whole (empty) table is one corpus
-                groups.add_empty_corpus(metric.tokenizer.name, len(self.refs))
+                groups.add_empty_corpus(metrics.default_tokenizer, len(self.refs))
         key_values, totals, info = groups.ordered()
+        results = [self._metric_scores(metric, key_values, totals[:, columns], info,
+                                       groups.key_types, prefix)
+                   for metric, columns, prefix in zip(
+                       metrics.metrics, metrics.slices,
+                       [metrics.prefix(i) for i in range(len(metrics))])]
+        return results[0] if len(results) == 1 else MetricScores(metrics.labels, results)
+
+    def _metric_scores(self, metric, key_values, totals, info, key_types,
+                       prefix: str) -> GroupScores:
+        formula = metric.formula
+        totals = np.ascontiguousarray(totals)
         # Groups with the same references count and tokenizer share one signature (a table
         # with a document per row has as many groups as rows, and few distinct signatures).
         shared = {}
         signatures = []
         for g in info:
-            key = (g.min_refs if g.min_refs == g.max_refs else -1, g.tokenizer)
+            if metric.tokenizer is None:
+                tokenizer = None
+            else:
+                tokenizer = g.tokenizer if self.tokenize_column else metric.tokenizer.name
+            key = (g.min_refs if g.min_refs == g.max_refs else -1, tokenizer)
             if key not in shared:
                 shared[key] = metric.signature(
-                    key[0], get_tokenizer(g.tokenizer, metric.spm_model).signature)
+                    key[0], None if tokenizer is None
+                    else get_tokenizer(tokenizer, metric.spm_model).signature)
             signatures.append(shared[key])
-        return GroupScores(keys, groups.key_types, key_values,
-                           [formula.score(row, check=False) for row in totals], signatures, totals,
-                           formula)
+        return GroupScores(list(self.keys), key_types, key_values,
+                           [formula.score(row, check=False) for row in totals], signatures,
+                           totals, formula, prefix)

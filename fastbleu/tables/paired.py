@@ -3,8 +3,9 @@
 A table holds the outputs of several systems, one row per (system,
 segment), with a system column and optionally group columns (a language
 pair, a test set).  :func:`paired_table` reads it once, keeps every row's
-statistics (80 bytes a segment for BLEU-4), and then runs a paired test per
-group: the baseline against every other system of that group.
+statistics (80 bytes a segment for BLEU-4, 144 more for chrF), and then runs a
+paired test per group and metric: the baseline against every other system of
+that group, every metric with the same draws.
 
 How rows of different systems are paired, within a group:
 
@@ -35,18 +36,21 @@ from ..statistics import HashBuffer
 from .columns import check_key_types, column_names, merged_types
 from .groups import factorize
 from .job import TableJob
+from .metric_set import metric_specs
 from .readers import check_batch_size, open_table
 
 
 @dataclass
 class PairedTable:
-    """What :func:`paired_table` found, one entry per group in order of first appearance."""
+    """What :func:`paired_table` found for one metric, one entry per group in order of
+    first appearance."""
 
     keys: list[str]
     key_values: list[tuple]
     systems: list[list]          # per group: system names, the baseline first
     results: list[list]          # per group: significance.Result per system
-    signatures: list             # per group: BLEUSignature
+    signatures: list             # per group: the metric's signature with the test's fields
+    metric_name: str = "BLEU"    # the metric's name as its scores print it (formula.name)
 
 
 def _global_codes(column, name: str, first_row: int, errors: str, ids: dict,
@@ -84,8 +88,10 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
                  test: str = "bs", n_samples: int | None = None, seed=None,
                  sacrebleu_compat: bool = False, null_as_empty: bool = False,
                  encoding_errors: str = "strict", progress: bool | None = False,
-                 batch_size: int = 1 << 16, **bleu_options) -> PairedTable:
-    """Paired bootstrap (``test="bs"``) or approximate randomization (``"ar"``) per group.
+                 batch_size: int = 1 << 16, metrics=None,
+                 **bleu_options) -> PairedTable | list[PairedTable]:
+    """Paired bootstrap (``test="bs"``) or approximate randomization (``"ar"``) per group,
+    for one metric or several with the same draws.
 
     Parameters
     ----------
@@ -108,19 +114,24 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
         As for :func:`fastbleu.significance.paired_bootstrap` and
         :func:`~fastbleu.significance.paired_ar` (``n_samples`` defaults to
         1000 resamples or 10000 trials).
+    metrics : list of str or Metric, optional
+        As for :func:`fastbleu.score_table` (default BLEU).  Every metric of
+        a group is tested with the same draws, as sacrebleu tests several
+        metrics (with ``seed="none"`` too: one fresh seed per group).
     **bleu_options
-        :class:`fastbleu.BLEU`'s options.
+        :class:`fastbleu.BLEU`'s options, for the metric named ``"bleu"``.
 
     Returns
     -------
-    PairedTable
+    PairedTable or list of PairedTable
+        One for a single metric; one per metric, in the order given, for several.
     """
     if test not in ("bs", "ar"):
         raise ValueError(f"test must be 'bs' or 'ar', got {test!r}")
     if n_samples is None:
         n_samples = significance.default_samples(test)
     significance.check_count(n_samples, "n_samples")
-    _, seed_label = significance.resolve_seed(seed)
+    seed_value, seed_label = significance.resolve_seed(seed)
     refs = column_names(refs, "refs")
     keys = column_names(group_by, "group_by")
     batch_size = check_batch_size(batch_size)
@@ -128,9 +139,8 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
         raise TypeError("system and segment must be column names")
     check_paired_columns(system, keys, segment)
     job = TableJob(hyp, tuple(refs), (), None, bool(null_as_empty), encoding_errors, batch_size,
-                   dict(bleu_options))
-    metric = job.metric()
-    formula = metric.formula
+                   metric_specs(metrics, bleu_options))
+    metric_set = job.metric_set()
     columns = [hyp, *refs, system, *keys] + ([segment] if segment else [])
     table = open_table(source, list(dict.fromkeys(columns)), batch_size,
                        dictionary_columns=keys + [system], encoding_errors=encoding_errors)
@@ -147,7 +157,8 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
         for batch in table.batches():
             if batch.num_rows == 0:
                 continue
-            stats, refs_per_row, _, _ = job.batch_statistics(batch, metric, rows_done, buffers)
+            stats, refs_per_row, _, _ = job.batch_statistics(batch, metric_set, rows_done,
+                                                             buffers)
             parts["stats"].append(stats)
             parts["refs"].append(refs_per_row)
             # A system "0" in one file and 0 in another would be two systems printed alike.
@@ -190,22 +201,27 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
 
     order = np.argsort(group, kind="stable")
     bounds = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=len(group_values)))])
-    result = PairedTable(keys, group_values, [], [], [])
+    result = [PairedTable(keys, group_values, [], [], [], metric.formula.name)
+              for metric in metric_set.metrics]
     for g, values in enumerate(group_values):
         rows = order[bounds[g]:bounds[g + 1]]
         label = _label(keys, values)
         blocks, names = _aligned(rows, systems, segments, stats, base, system_values, label,
                                  segment_values)
-        results = significance.paired_test(blocks, formula, test, n_samples=n_samples, seed=seed,
-                                           sacrebleu_compat=sacrebleu_compat)
         counts = refs_per_row[rows]
         num_refs = int(counts[0]) if counts.min() == counts.max() else -1
-        signature = significance.paired_signature(metric.signature(num_refs), test, n_samples,
-                                                  seed_label)
-        result.systems.append(names)
-        result.results.append(results)
-        result.signatures.append(signature)
-    return result
+        # Every metric draws with the same seed, so with the same resamples (or coins).
+        draws = seed_value if seed_value is not None else \
+            int(np.random.SeedSequence().entropy)
+        for metric, columns, found in zip(metric_set.metrics, metric_set.slices, result):
+            results = significance.paired_test(
+                [np.ascontiguousarray(block[:, columns]) for block in blocks], metric.formula,
+                test, n_samples=n_samples, seed=draws, sacrebleu_compat=sacrebleu_compat)
+            found.systems.append(names)
+            found.results.append(results)
+            found.signatures.append(significance.paired_signature(
+                metric.signature(num_refs), test, n_samples, seed_label))
+    return result[0] if len(result) == 1 else result
 
 
 def _baseline_code(baseline, system_values: list, column: str) -> int:

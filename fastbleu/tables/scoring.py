@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..progress import Progress
 from .job import TableJob
 from .readers import open_table
-from .results import GroupScores
+from .results import GroupScores, MetricScores
 from .targets import check_writable
 from .writers import SegmentWriter
 
@@ -22,8 +22,9 @@ from .writers import SegmentWriter
 def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
                 *, tokenize_column: str | None = None, segments_out: str | None = None,
                 null_as_empty: bool = False, encoding_errors: str = "strict",
-                progress: bool | None = False, batch_size: int = 1 << 16, **bleu_options):
-    """Corpus BLEU per group of a table, in one streaming pass.
+                progress: bool | None = False, batch_size: int = 1 << 16, metrics=None,
+                **bleu_options):
+    """Corpus BLEU (or chrF, or several metrics) per group of a table, in one streaming pass.
 
     Parameters
     ----------
@@ -42,11 +43,15 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         A document column: every document of every group gets its own BLEU
         from its summed statistics (document-level BLEU).
     tokenize_column : str, optional
-        A column naming each row's tokenizer; a group must use only one.
+        A column naming each row's BLEU tokenizer; a group must use only one.
+        It applies to the metrics that tokenize into words (BLEU); with only
+        chrF among the metrics it is refused (ValueError).
     segments_out : str, optional
-        A Parquet file to write every segment's sentence BLEU to (with
-        effective order, as sacrebleu's sentence level does), its statistics,
-        its row number and its group and document values.  Written atomically.
+        A Parquet file to write every segment's sentence score to (BLEU's
+        with effective order, as sacrebleu's sentence level does), its
+        statistics, its row number and its group and document values; for
+        several metrics, every metric's sentence score and statistics.
+        Written atomically.
     null_as_empty : bool
         Take a null hypothesis as an empty one instead of failing.
     encoding_errors : {"strict", "replace"}
@@ -55,16 +60,25 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         Show a progress line on standard error (None: only on a terminal).
     batch_size : int
         Rows per record batch.
+    metrics : list of str or Metric, optional
+        The metrics to score, by name (``"bleu"``, ``"chrf"``) and/or as
+        objects (``fastbleu.CHRF(word_order=2)``); default BLEU alone.  The
+        table is read once and each batch's text converted once for all.
     **bleu_options
         :class:`fastbleu.BLEU`'s arguments (``tokenize``, ``lowercase``,
-        ``smooth_method`` ...).
+        ``smooth_method`` ...), for the metric named ``"bleu"``.
 
     Returns
     -------
     pyarrow.Table
-        The group (and document) columns, then ``score, bp, ratio, sys_len,
-        ref_len, counts, totals, precisions, signature``.  ``counts`` and
-        ``totals`` are the summed statistics (without ``add-k``'s added k).
+        The group (and document) columns, then the metric's columns: for
+        BLEU ``score, bp, ratio, sys_len, ref_len, counts, totals,
+        precisions, signature`` (``counts`` and ``totals`` are the summed
+        statistics, without ``add-k``'s added k); for chrF ``score,
+        hyp_ngrams, ref_ngrams, match_ngrams, signature``.  With several
+        metrics, every metric's columns in turn, each prefixed by the
+        metric's label and ``_`` (``bleu_score`` ... ``chrf_score`` ...; a
+        key given twice is numbered: ``bleu1_score``, ``bleu2_score``).
 
     Raises
     ------
@@ -74,36 +88,41 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         table, a group column that cannot be a key (struct, list), a null
         hypothesis, a row without any reference, text that is not UTF-8, or
         an unwritable ``segments_out``.
+    TypeError
+        For an entry of ``metrics`` that is neither a metric name nor a Metric.
     ValueError
         For a group column given twice, or named like a column of the result
         (``score`` ...) or, with ``segments_out``, of that file (``row`` ...),
-        and a ``batch_size`` outside 1 to 2**24.
+        a ``batch_size`` outside 1 to 2**24, and ``metrics`` empty, holding
+        an unknown name or a metric twice, or without ``"bleu"`` for BLEU
+        options.
     """
     return score_groups(source, hyp, refs, group_by, doc, tokenize_column=tokenize_column,
                         segments_out=segments_out, null_as_empty=null_as_empty,
                         encoding_errors=encoding_errors, progress=progress,
-                        batch_size=batch_size, **bleu_options).to_table()
+                        batch_size=batch_size, metrics=metrics, **bleu_options).to_table()
 
 
 def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
                  *, tokenize_column: str | None = None, segments_out: str | None = None,
                  null_as_empty: bool = False, encoding_errors: str = "strict",
-                 progress: bool | None = False, batch_size: int = 1 << 16,
-                 **bleu_options) -> GroupScores:
-    """:func:`score_table`'s work, returning the ``BLEUScore`` of every group."""
+                 progress: bool | None = False, batch_size: int = 1 << 16, metrics=None,
+                 **bleu_options) -> GroupScores | MetricScores:
+    """:func:`score_table`'s work, returning the score object of every group: a
+    :class:`GroupScores` for one metric, a :class:`MetricScores` for several."""
     job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
-                          encoding_errors, batch_size, bleu_options)
+                          encoding_errors, batch_size, bleu_options, metrics)
     if segments_out is not None:
         job.check_segment_columns()
 
-    metric = job.metric()
+    metric_set = job.metric_set()
     if segments_out is not None:
         check_writable(segments_out, source)
     table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys,
                        encoding_errors=job.encoding_errors)
 
     meter = Progress(table.total_rows, progress)
-    segments = SegmentWriter(segments_out, list(job.keys), metric.formula, source) \
+    segments = SegmentWriter(segments_out, list(job.keys), metric_set, source) \
         if segments_out is not None else None
 
     def written(batch, stats, first_row):
@@ -112,7 +131,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
         meter.update(batch.num_rows)
 
     try:
-        groups = job.statistics(table.batches(), metric, on_batch=written)
+        groups = job.statistics(table.batches(), metric_set, on_batch=written)
         if segments is not None:
             segments.commit()
     except BaseException:
@@ -121,4 +140,4 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
         raise
     finally:
         meter.close()
-    return job.scores(groups, metric)
+    return job.scores(groups, metric_set)

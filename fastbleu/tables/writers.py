@@ -298,7 +298,9 @@ class SegmentWriter:
 
     The columns are ``row``, the keys, the formula's sentence score
     (``formula.sentence_column``, scored by ``formula.sentence_formula()``)
-    and the statistics (``formula.statistics_names``).  Batches are encoded
+    and the statistics (``formula.statistics_names``); for several metrics
+    (a :class:`~fastbleu.tables.metric_set.MetricSet`), each metric's
+    sentence score and statistics in turn, prefixed by its label.  Batches are encoded
     and written on a background thread (pyarrow does not hold the GIL there)
     while the next batch is scored; at most one write is pending, so memory
     stays bounded by the batch.
@@ -309,8 +311,8 @@ class SegmentWriter:
         The output file (checked and written through an :class:`AtomicFile`).
     keys : list of str
         The group and document columns to copy.
-    formula : fastbleu.metrics.Formula
-        The metric's formula.
+    formula : fastbleu.metrics.Formula or MetricSet
+        The metric's formula, or several metrics side by side.
     source : optional
         What the run reads (never written over).
     """
@@ -320,8 +322,9 @@ class SegmentWriter:
 
         self.output = AtomicFile(path, source)  # checked: never an input, never a device
         self.keys = keys
-        self.formula = formula
-        self._sentence = formula.sentence_formula()
+        # (prefix, formula, columns of the statistics row) of every metric
+        self.parts = formula.segment_parts() if hasattr(formula, "segment_parts") else \
+            [("", formula, slice(0, formula.row_width))]
         self.writer = None
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastbleu-write")
         self._pending = None
@@ -332,8 +335,9 @@ class SegmentWriter:
         fields = [pa.field("row", pa.int64())]
         fields += [batch.schema.field(k) if batch is not None else pa.field(k, pa.large_string())
                    for k in self.keys]
-        fields.append(pa.field(self.formula.sentence_column, pa.float64()))
-        fields += [pa.field(name, pa.int64()) for name in self.formula.statistics_names]
+        for prefix, formula, _ in self.parts:
+            fields.append(pa.field(prefix + formula.sentence_column, pa.float64()))
+            fields += [pa.field(prefix + name, pa.int64()) for name in formula.statistics_names]
         return pa.schema(fields)
 
     def _wait(self) -> None:
@@ -347,10 +351,12 @@ class SegmentWriter:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        sentence = self._sentence.scores(stats, check=False)
         arrays = [pa.array(np.arange(first_row, first_row + batch.num_rows, dtype=np.int64))]
         arrays += [batch.column(k) for k in self.keys]
-        arrays += [pa.array(sentence)] + [pa.array(stats[:, c]) for c in range(stats.shape[1])]
+        for _, formula, columns in self.parts:
+            own = np.ascontiguousarray(stats[:, columns])
+            arrays.append(pa.array(formula.sentence_formula().scores(own, check=False)))
+            arrays += [pa.array(own[:, c]) for c in range(own.shape[1])]
         schema = self._schema(batch)
         record = pa.RecordBatch.from_arrays(arrays, schema=schema)
         self._wait()
