@@ -30,7 +30,8 @@ Sources run in chunks on the thread pool (:func:`.threads.for_chunks`).
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 from .chrf import _characters, _words
 from .chrf_formula import f_score
@@ -42,6 +43,18 @@ METRIC_CHRF = 0
 METRIC_BLEU = 1
 _MIN_BITS = 6
 _FINGERPRINT = np.uint64(0x2545F4914F6CDD1D)
+
+
+@intrinsic
+def popcount(typingctx, word):
+    """The number of set bits of a uint64 (LLVM's ``ctpop``: one instruction)."""
+    if word != types.uint64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return types.uint64(types.uint64), codegen
 
 
 @njit(cache=True, nogil=True)
@@ -153,13 +166,17 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
     table_keys = np.empty(size, dtype=np.uint64)
     table_stamps = np.full(size, -1, dtype=np.int64)
     table_ids = np.empty(size, dtype=np.int64)
-    most_ids = most_units * max(n_orders, 1) + 1
+    most_ids = most_units + 1
     seen = np.empty(most_ids, dtype=np.int64)
     feature_at = np.empty(most_ids, dtype=np.int64)
     df = np.empty(most_ids, dtype=np.int64)
-    scattered = np.zeros(most_ids, dtype=np.int64)
+    most = np.empty(most_ids, dtype=np.int64)
+    bit_at = np.empty(most_ids, dtype=np.int64)
     feature_id = np.empty(most_ids, dtype=np.int64)
     feature_count = np.empty(most_ids, dtype=np.int64)
+    # Bits of one order: at most one per unit occurrence of the source's distinct sentences.
+    profile = np.empty((most_sentences, (n_orders * most_units) // 64 + n_orders + 1), dtype=np.uint64)
+    word_at = np.empty(n_orders + 1, dtype=np.int64)
     keys = np.empty(most_units + 1, dtype=np.uint64)
     alive = np.zeros(most_units + 1, dtype=np.bool_)
     position_id = np.empty(most_units + 1, dtype=np.int64)
@@ -172,8 +189,7 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
     references = np.empty(most_sentences, dtype=np.int64)
     unit_base = np.empty((most_sentences, kinds), dtype=np.int64)
     totals = np.empty((most_sentences, max(n_orders, 1)), dtype=np.int64)
-    f_start = np.empty((most_sentences, max(n_orders, 1)), dtype=np.int64)
-    f_end = np.empty((most_sentences, max(n_orders, 1)), dtype=np.int64)
+    f_start = np.empty(most_sentences + 1, dtype=np.int64)
     match = np.empty(max(n_orders, 1), dtype=np.int64)
     row = np.empty(3 * max(n_orders, 1) + 2, dtype=np.int64)
     precisions = np.empty(max(n_orders, 1), dtype=np.float64)
@@ -211,14 +227,13 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
                 reference_index[d] = n_ref
                 references[n_ref] = d
                 n_ref += 1
-        # 2. Profiles, kind by kind, order by order.
+        # 2. Profiles, kind by kind, order by order, as bitsets.
         used = 0
         for d in range(n_distinct):
             for k in range(kinds):
                 unit_base[d, k] = used
                 used += count[k, rep[d]]
-        n_ids = 0
-        n_features = 0
+        words = 0
         column = 0
         for k in range(kinds):
             units = 0
@@ -237,12 +252,13 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
             for o in range(orders[k]):
                 g = column + o
                 stamp += 1
-                first_feature = n_features
+                n_ids = 0
+                n_features = 0
                 for d in range(n_distinct):
                     b, u0 = unit_base[d, k], start[k, rep[d]]
                     total = max(count[k, rep[d]] - o, 0)
                     totals[d, g] = total
-                    f_start[d, g] = n_features
+                    f_start[d] = n_features
                     for p in range(total):
                         if o > 0:
                             if not (alive[b + p] and alive[b + p + 1]):
@@ -259,6 +275,8 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
                             table_ids[slot] = n_ids
                             seen[n_ids] = -1
                             df[n_ids] = 0
+                            most[n_ids] = 0
+                            bit_at[n_ids] = -1
                             n_ids += 1
                         i = table_ids[slot]
                         position_id[b + p] = i
@@ -271,31 +289,44 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
                             df[i] += 1
                         else:
                             feature_count[feature_at[i]] += 1
-                    f_end[d, g] = n_features
-                # n-grams of one distinct sentence: out of the profiles and the next order.
-                kept = first_feature
+                    f_start[d + 1] = n_features
+                # An n-gram of one distinct sentence only matches that sentence (whose
+                # statistics are its totals): no bits, and no extension to the next order.
                 for d in range(n_distinct):
                     b = unit_base[d, k]
                     for p in range(totals[d, g]):
                         if alive[b + p] and df[position_id[b + p]] < 2:
                             alive[b + p] = False
-                    low = kept
-                    for f in range(f_start[d, g], f_end[d, g]):
-                        if df[feature_id[f]] >= 2:
-                            feature_id[kept] = feature_id[f]
-                            feature_count[kept] = feature_count[f]
-                            kept += 1
-                    f_start[d, g] = low
-                    f_end[d, g] = kept
-                n_features = kept
+                # A shared n-gram gets as many bits as its largest count: count c sets the
+                # first c, so that popcount(a & b) sums min(count_a, count_b).
+                for f in range(n_features):
+                    i = feature_id[f]
+                    if df[i] >= 2:
+                        most[i] = max(most[i], feature_count[f])
+                n_bits = 0
+                for f in range(n_features):
+                    i = feature_id[f]
+                    if df[i] >= 2 and bit_at[i] < 0:
+                        bit_at[i] = n_bits
+                        n_bits += most[i]
+                word_at[g] = words
+                words += (n_bits + 63) >> 6
+                word_at[g + 1] = words
+                for d in range(n_distinct):
+                    for w in range(word_at[g], words):
+                        profile[d, w] = np.uint64(0)
+                    for f in range(f_start[d], f_start[d + 1]):
+                        i = feature_id[f]
+                        if df[i] < 2:
+                            continue
+                        for bit in range(bit_at[i], bit_at[i] + feature_count[f]):
+                            w = word_at[g] + (bit >> 6)
+                            profile[d, w] |= np.uint64(1) << np.uint64(bit & 63)
             column += orders[k]
         # 3. Pairs of distinct sentences, 4. copied to every (candidate, reference).
         base, stride = out_start[s], out_stride[s]
         for ci in range(n_cand):
             dc = candidates[ci]
-            for g in range(n_orders):
-                for f in range(f_start[dc, g], f_end[dc, g]):
-                    scattered[feature_id[f]] = feature_count[f]
             for ri in range(n_ref):
                 dr = references[ri]
                 if dr == dc:
@@ -304,16 +335,13 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
                 else:
                     for g in range(n_orders):
                         total = 0
-                        for f in range(f_start[dr, g], f_end[dr, g]):
-                            total += min(scattered[feature_id[f]], feature_count[f])
+                        for w in range(word_at[g], word_at[g + 1]):
+                            total += np.int64(popcount(profile[dc, w] & profile[dr, w]))
                         match[g] = total
-                score = _score(metric, count, totals, rep, dc, dr, match, n_orders, row,
-                               precisions, factor, one_plus_factor, eps_smoothing, smooth,
-                               smooth_value, effective_order, compensated, weights)
-                scores[ci, ri] = score
-            for g in range(n_orders):
-                for f in range(f_start[dc, g], f_end[dc, g]):
-                    scattered[feature_id[f]] = 0
+                scores[ci, ri] = _score(metric, count, totals, rep, dc, dr, match, n_orders,
+                                        row, precisions, factor, one_plus_factor,
+                                        eps_smoothing, smooth, smooth_value, effective_order,
+                                        compensated, weights)
         for i in range(n):
             ci = candidate_index[distinct_of[i]]
             at = base + i * stride
