@@ -107,9 +107,6 @@ def bleu_matrix(candidates, references=None, *, ragged: bool = False, **bleu_opt
         As :func:`chrf_matrix`: element ``[s, i, j]`` is
         ``BLEU(**bleu_options).sentence_score(candidates[s][i], [references[s][j]]).score``.
     """
-    if "references" in bleu_options:
-        raise TypeError("bleu_matrix() takes the pseudo-references as its second argument, "
-                        "not as a BLEU option")
     metric = BLEU(**bleu_options)
     formula = metric.formula
     max_order, smooth, smooth_value, effective_order, compensated, weights, _ = \
