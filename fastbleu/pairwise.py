@@ -9,7 +9,7 @@ pairs it is in (see :mod:`fastbleu._kernels.pairwise`).
 
 >>> from fastbleu.pairwise import chrf_matrix
 >>> m = chrf_matrix([["a cat", "the cat", "a dog"]])   # MBR: candidates = references
->>> m.shape, m[0, 0, 0]
+>>> m.shape, float(m[0, 0, 0])
 ((1, 3, 3), 100.0)
 >>> int(m[0].sum(axis=1).argmax())                    # the MBR choice
 0
