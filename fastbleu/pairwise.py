@@ -11,8 +11,8 @@ pairs it is in (see :mod:`fastbleu._kernels.pairwise`).
 >>> m = chrf_matrix([["a cat", "the cat", "a dog"]])   # MBR: candidates = references
 >>> m.shape, float(m[0, 0, 0])
 ((1, 3, 3), 100.0)
->>> int(m[0].sum(axis=1).argmax())                    # the MBR choice
-0
+>>> int(m[0].sum(axis=1).argmax())                    # the MBR choice: "the cat"
+1
 """
 
 from __future__ import annotations
