@@ -174,8 +174,9 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
     bit_at = np.empty(most_ids, dtype=np.int64)
     feature_id = np.empty(most_ids, dtype=np.int64)
     feature_count = np.empty(most_ids, dtype=np.int64)
-    # Bits of one order: at most one per unit occurrence of the source's distinct sentences.
-    profile = np.empty((most_sentences, (n_orders * most_units) // 64 + n_orders + 1), dtype=np.uint64)
+    # Bits of the shared n-grams, order after order (an order has at most one per unit
+    # of the distinct sentences); grown when a source needs more.
+    profile = np.empty((most_sentences, most_units // 64 + n_orders + 1), dtype=np.uint64)
     word_at = np.empty(n_orders + 1, dtype=np.int64)
     keys = np.empty(most_units + 1, dtype=np.uint64)
     alive = np.zeros(most_units + 1, dtype=np.bool_)
@@ -312,6 +313,11 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
                 word_at[g] = words
                 words += (n_bits + 63) >> 6
                 word_at[g + 1] = words
+                if words > profile.shape[1]:  # grow: one order's worth more at least
+                    wider = np.empty((most_sentences, max(words, 2 * profile.shape[1])),
+                                     dtype=np.uint64)
+                    wider[:, :word_at[g]] = profile[:, :word_at[g]]
+                    profile = wider
                 for d in range(n_distinct):
                     for w in range(word_at[g], words):
                         profile[d, w] = np.uint64(0)
