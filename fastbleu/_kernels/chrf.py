@@ -15,8 +15,9 @@ the end, or else off the start, of every word longer than one character
 (sacrebleu's ``_remove_punctuation``), identified by
 :func:`~fastbleu._kernels.hashing.hash_bytes`.
 
-**Ids.**  Every distinct reference n-gram of an order gets a small id.  A
-unigram is found by its unit in a hashed table.  A longer n-gram is its
+**Ids.**  Every distinct reference n-gram of an order gets a small id.  An
+ASCII character is its own unigram id; another unigram is found by its unit
+in a hashed table.  A longer n-gram is its
 prefix's id and its last unit: each prefix keeps its first continuation
 beside it, so most lookups are two array reads; other continuations go to the
 hashed table, keyed by the prefix's id and the unit.  Character keys (id and
@@ -52,6 +53,8 @@ from .tokenize_13a import _CLASS_SPLIT, _MAYBE_SPACE, _SPACE
 from .tokenize_unicode import _is_space_at, _utf8_length
 
 _MIN_BITS = 6
+#: ASCII characters are their own unigram ids (no hashing); other ids start here.
+_DIRECT = 128
 #: ``string.punctuation``, the characters sacrebleu's chrF++ splits off word edges.
 _PUNCT = np.zeros(128, dtype=np.bool_)
 for _c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~":
@@ -153,7 +156,7 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
     and the unit (exact for characters).  ``tables`` is :func:`_scratch`'s.
     """
     (keys, stamps, slot_id, counts, hit, next_stamp, next_unit, next_id, hyp_id,
-     ref_id) = tables
+     ref_id, direct) = tables
     bits = _MIN_BITS
     while (1 << bits) < 2 * n_ref:
         bits += 1
@@ -169,11 +172,21 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
         if hyp_total == 0 or ref_total == 0:
             continue
         stamp += 1
-        ids = 0
+        ids = _DIRECT if exact and m == 0 else 0
         # The reference's n-grams whose two (n-1)-grams the hypothesis has.
         for p in range(ref_total):
             if m == 0:
-                slot = _find(keys, stamps, ref[p], stamp, shift, mask)
+                unit = ref[p]
+                if exact and unit < _DIRECT:  # an ASCII character is its own id
+                    if direct[unit] == stamp:
+                        counts[unit] += 1
+                    else:
+                        direct[unit] = stamp
+                        counts[unit] = 1
+                        hit[unit] = False
+                    ref_id[p] = np.int64(unit)
+                    continue
+                slot = _find(keys, stamps, unit, stamp, shift, mask)
                 if stamps[slot] == stamp:
                     ident = slot_id[slot]
                     counts[ident] += 1
@@ -223,9 +236,14 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
         for p in range(hyp_total):
             ident = -1
             if m == 0:
-                slot = _find(keys, stamps, hyp[p], stamp, shift, mask)
-                if stamps[slot] == stamp:
-                    ident = slot_id[slot]
+                unit = hyp[p]
+                if exact and unit < _DIRECT:
+                    if direct[unit] == stamp:
+                        ident = np.int64(unit)
+                else:
+                    slot = _find(keys, stamps, unit, stamp, shift, mask)
+                    if stamps[slot] == stamp:
+                        ident = slot_id[slot]
             else:
                 prefix = hyp_id[p]
                 if prefix >= 0 and hyp_id[p + 1] >= 0 and next_stamp[prefix] == stamp:
@@ -258,12 +276,13 @@ def _scratch(units):
     size = 1 << _MIN_BITS
     while size < 2 * units:
         size *= 2
-    n = units + 1
+    n = units + 1 + _DIRECT  # ids: the ASCII characters' own, then one per n-gram
     return (np.empty(size, dtype=np.uint64), np.full(size, -1, dtype=np.int64),
             np.empty(size, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.bool_), np.full(n, -1, dtype=np.int64),
             np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64),
-            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64))
+            np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+            np.full(_DIRECT, -1, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
