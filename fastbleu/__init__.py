@@ -1,4 +1,4 @@
-"""fastbleu: sacrebleu-exact BLEU, vectorized with numba, for large corpora.
+"""fastbleu: sacrebleu-exact BLEU and chrF, vectorized with numba, for large corpora.
 
 The pipeline, one stage a module or subpackage::
 
@@ -18,10 +18,13 @@ input errors do not wait for numba to start.
 
 from ._version import __version__
 
-__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "score_table", "significance", "__version__"]
+__all__ = ["BLEU", "BLEUScore", "BLEUSignature", "CHRF", "CHRFScore", "CHRFSignature",
+           "score_table", "significance", "__version__"]
 
 _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
-         "BLEUSignature": "metrics.bleu_score", "score_table": "tables.scoring"}
+         "BLEUSignature": "metrics.bleu_score", "CHRF": "metrics.chrf",
+         "CHRFScore": "metrics.chrf_score", "CHRFSignature": "metrics.chrf_score",
+         "score_table": "tables.scoring"}
 
 
 def __getattr__(name):

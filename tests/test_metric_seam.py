@@ -287,9 +287,16 @@ def test_get_metric_builds_an_equivalent_bleu():
     assert str(ours) == str(theirs)
     assert str(metric.get_signature()) == str(plain.get_signature())
     assert get_metric("BLEU").formula == BLEUFormula() and metric_class("bleu") is BLEU
-    assert set(METRICS) == {"bleu"}
-    with pytest.raises(ValueError, match="unknown metric 'chrf'; available: bleu"):
-        get_metric("chrf")
+    assert set(METRICS) == {"bleu", "chrf"}
+    from fastbleu.cli.parser import METRIC_NAMES
+
+    assert set(METRIC_NAMES) == set(METRICS)  # -m offers every metric, and no other
+    for key in METRICS:
+        metric = get_metric(key)
+        assert metric.key == key and get_metric(key, **metric.options()).options() == \
+            metric.options()
+    with pytest.raises(ValueError, match="unknown metric 'meteor'; available: bleu, chrf"):
+        get_metric("meteor")
 
 
 def test_importing_the_metrics_package_does_not_start_numba():

@@ -100,6 +100,10 @@ class Formula(ABC):
     sentence_column: ClassVar[str]
     result_names: ClassVar[tuple[str, ...]]
     row_width: int
+    #: The dtype of sacrebleu's scores of float32-summed statistics (its bootstrap and
+    #: paired tests): float64 where its formula computes in Python floats (BLEU),
+    #: float32 where numpy carries float32 through it (chrF).
+    compat_score_dtype: ClassVar[type] = np.float64
 
     @property
     @abstractmethod
@@ -217,6 +221,13 @@ class Formula(ABC):
     @abstractmethod
     def signature_fields(self) -> dict:
         """The formula's signature fields, formatted (e.g. ``{"smooth": "exp", ...}``)."""
+
+
+def check_bootstrap(n_bootstrap) -> int:
+    """``corpus_score``'s ``n_bootstrap``: an int (TypeError otherwise)."""
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)):
+        raise TypeError(f"n_bootstrap must be an int, got {type(n_bootstrap).__name__}")
+    return int(n_bootstrap)
 
 
 class Metric(ABC):

@@ -13,7 +13,8 @@ from ..statistics import (References, check_references, compute_statistics, iter
 from ..text import TextColumn, as_text_column
 from ..tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
                           get_tokenizer)
-from .base import Metric
+from .base import Metric, check_bootstrap
+from .inputs import reference_streams
 from .bleu_formula import SMOOTH_DEFAULTS, BLEUFormula
 from .bleu_score import BLEUScore, BLEUSignature
 
@@ -21,29 +22,6 @@ logger = logging.getLogger("fastbleu")
 
 #: Default maximum n-gram order.
 MAX_NGRAM_ORDER = 4
-
-
-def _reference_streams(references, n_segments: int | None) -> list[TextColumn]:
-    """Validate and convert a list of reference streams."""
-    if isinstance(references, (str, bytes)) or not hasattr(references, "__len__"):
-        raise TypeError("references must be a list of reference streams (one sequence of "
-                        "strings per reference)")
-    if len(references) == 0:
-        raise ValueError("references is empty: give at least one reference stream, or None "
-                         "for the references given to BLEU(references=...)")
-    first = references[0]
-    if isinstance(first, str) or first is None:
-        raise TypeError("references must be a list of reference streams, each a sequence of "
-                        "strings; for a single stream write [refs]")
-    streams = [as_text_column(stream, f"references[{r}]", allow_null=True)
-               for r, stream in enumerate(references)]
-    expected = len(streams[0]) if n_segments is None else n_segments
-    for r, stream in enumerate(streams):
-        if len(stream) != expected:
-            what = "the hypotheses have" if n_segments is not None else "references[0] has"
-            raise ValueError(f"references[{r}] has {len(stream)} segments but {what} "
-                             f"{expected}")
-    return streams
 
 
 class BLEU(Metric):
@@ -138,7 +116,7 @@ class BLEU(Metric):
         self.seed = None
         self._ref_cache: References | None = None
         if references is not None:
-            streams = _reference_streams(references, None)
+            streams = reference_streams(references, None)
             self.num_refs = self._check_references(streams)
             self._ref_cache = References.cached(streams, self.tokenizer, self.lowercase)
 
@@ -163,7 +141,7 @@ class BLEU(Metric):
     def _prepare(self, hypotheses, references):
         hyps = as_text_column(hypotheses, "hypotheses")
         if references is not None:  # given, even empty: never fall back to the cache
-            streams = _reference_streams(references, len(hyps))
+            streams = reference_streams(references, len(hyps))
             self.num_refs = self._check_references(streams)
             return hyps, streams
         if self._ref_cache is None:
@@ -303,22 +281,10 @@ class BLEU(Metric):
         -------
         BLEUScore
         """
-        if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)):
-            raise TypeError(f"n_bootstrap must be an int, got {type(n_bootstrap).__name__}")
-        if n_bootstrap > 1:
-            from .. import resampling
+        if check_bootstrap(n_bootstrap) > 1:
+            from .confidence import score_with_confidence
 
-            n_samples = resampling.check_count(n_bootstrap, "n_bootstrap")
-            resampling.resolve_seed()  # a bad $SACREBLEU_SEED before the statistics
-            stats = self.segment_statistics(hypotheses, references)
-            if not stats.shape[0]:
-                raise ValueError("no segments: resampling needs at least one")
-            formula = self.formula
-            score = formula.score(stats.sum(axis=0), check=False)
-            mean, ci, self.seed = resampling.confidence(stats, formula, n_samples)
-            score.set_confidence(mean, ci)
-            self.n_bootstrap = n_samples
-            return score
+            return score_with_confidence(self, hypotheses, references, n_bootstrap)
         hyps, refs = self._statistics(hypotheses, references)
         formula = self.formula
         total = np.zeros(formula.row_width, dtype=np.int64)

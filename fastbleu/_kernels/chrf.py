@@ -1,0 +1,264 @@
+"""UTF-8 text -> chrF statistics, one row per segment (Popović 2015; chrF++ 2017).
+
+A row holds, for every order, sacrebleu 2.6's triple ``[hyp, ref, match]``:
+character orders ``1..char_order`` first, then word orders
+``1..word_order``.  ``hyp`` and ``ref`` are the numbers of n-grams of the
+hypothesis and of the chosen reference (``hyp`` is 0 when the reference has
+no n-gram of that order, as sacrebleu counts it); ``match`` is
+``sum(min(hyp_count, ref_count))`` over the n-grams they share.
+
+**Characters.**  Code points read from the UTF-8 bytes, Python whitespace
+(``str.split()``'s) skipped unless ``whitespace`` is set.  Each character is
+identified by ``finish()`` of its bytes packed into one word; an n-gram key
+is the polynomial of :func:`~fastbleu._kernels.hashing.extend_key`, as for
+BLEU's tokens.  **Words** (chrF++) are the whitespace-separated words with
+one ASCII punctuation character split off the end, or else off the start, of
+every word longer than one character (sacrebleu's ``_remove_punctuation``),
+identified by :func:`~fastbleu._kernels.hashing.hash_bytes`.
+
+**Counting, one order at a time.**  The reference's n-grams of an order go
+into a small open-addressing table (key, count, and whether the hypothesis
+hit it), then the hypothesis's n-grams of that order are looked up; a hit
+while its count lasts is a match.  An n-gram can only be shared if both of
+its (n-1)-grams are shared, so a position whose (n-1)-gram was not found
+(on either side) is dropped from every higher order: on dissimilar pairs
+most of orders 2..6 are never hashed.  Table rows carry a stamp, new for
+every (segment, reference, order), so the table is never cleared; it needs
+two rows per reference n-gram of one order, so a huge segment costs tens of
+bytes per character, not a table of every order.
+
+**Several references.**  Each reference is counted in turn and the row of
+the one with the highest sentence chrF is kept, the first on ties
+(sacrebleu's ``_compute_segment_statistics``); the F-score is
+:func:`~fastbleu._kernels.chrf_formula.f_score`, sacrebleu's arithmetic.
+"""
+
+import numpy as np
+from numba import njit
+
+from .chrf_formula import f_score
+from .hashing import extend_key, finish, hash_bytes, table_slot
+from .threads import for_chunks
+from .tokenize_13a import _CLASS_SPLIT, _MAYBE_SPACE, _SPACE
+from .tokenize_unicode import _is_space_at, _utf8_length
+
+_MIN_BITS = 6
+#: ``string.punctuation``, the characters sacrebleu's chrF++ splits off word edges.
+_PUNCT = np.zeros(128, dtype=np.bool_)
+for _c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~":
+    _PUNCT[ord(_c)] = True
+del _c
+
+
+@njit(cache=True, nogil=True)
+def _is_space(buf, j, length):
+    cls = _CLASS_SPLIT[buf[j]]
+    return cls == _SPACE or (cls == _MAYBE_SPACE and _is_space_at(buf, j, length))
+
+
+@njit(cache=True, nogil=True)
+def _characters(buf, start, end, keep_space, out):
+    """Write one hash per character of ``buf[start:end]`` to ``out``; return the count."""
+    count = 0
+    j = start
+    while j < end:
+        b = buf[j]
+        length = 1 if b < 0x80 else _utf8_length(b)
+        if keep_space or not _is_space(buf, j, length):
+            packed = np.uint64(0)
+            for k in range(length):
+                packed = (packed << np.uint64(8)) | np.uint64(buf[j + k])
+            out[count] = finish(packed)
+            count += 1
+        j += length
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _words(buf, start, end, out):
+    """Write one hash per chrF++ word of ``buf[start:end]`` to ``out``; return the count."""
+    count = 0
+    j = start
+    while j < end:
+        b = buf[j]
+        length = 1 if b < 0x80 else _utf8_length(b)
+        if _is_space(buf, j, length):
+            j += length
+            continue
+        first = j
+        characters = 0
+        while j < end:
+            b = buf[j]
+            length = 1 if b < 0x80 else _utf8_length(b)
+            if _is_space(buf, j, length):
+                break
+            characters += 1
+            j += length
+        last = buf[j - 1]
+        if characters > 1 and last < 0x80 and _PUNCT[last]:  # 'word.' -> 'word', '.'
+            out[count] = hash_bytes(buf, first, j - 1)
+            out[count + 1] = hash_bytes(buf, j - 1, j)
+            count += 2
+        elif characters > 1 and buf[first] < 0x80 and _PUNCT[buf[first]]:  # '(word'
+            out[count] = hash_bytes(buf, first, first + 1)
+            out[count + 1] = hash_bytes(buf, first + 1, j)
+            count += 2
+        else:
+            out[count] = hash_bytes(buf, first, j)
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _match_orders(hyp, n_hyp, ref, n_ref, orders, tables, stamp, out, column):
+    """Write ``[hyp, ref, match]`` of orders ``1..orders`` to ``out[column:]``; return the
+    next free stamp.
+
+    ``hyp[:n_hyp]`` and ``ref[:n_ref]`` are unit hashes (characters or
+    words).  ``tables`` holds the table and the scratch, each at least
+    ``n_hyp``/``2 * n_ref`` long (see :func:`_scratch`).
+    """
+    keys, stamps, counts, hit, hyp_keys, ref_keys, hyp_alive, ref_alive, ref_slot = tables
+    bits = _MIN_BITS
+    while (1 << bits) < 2 * n_ref:
+        bits += 1
+    mask = (1 << bits) - 1
+    shift = np.uint64(64 - bits)
+    for p in range(n_hyp):
+        hyp_keys[p] = hyp[p]
+        hyp_alive[p] = True
+    for p in range(n_ref):
+        ref_keys[p] = ref[p]
+        ref_alive[p] = True
+    for m in range(orders):
+        hyp_total = max(n_hyp - m, 0)
+        ref_total = max(n_ref - m, 0)
+        at = column + 3 * m
+        out[at] = hyp_total if ref_total > 0 else 0
+        out[at + 1] = ref_total
+        out[at + 2] = 0
+        if hyp_total == 0 or ref_total == 0:
+            continue
+        stamp += 1
+        # The reference's n-grams whose two (n-1)-grams the hypothesis has.
+        for p in range(ref_total):
+            if m > 0:
+                if not (ref_alive[p] and ref_alive[p + 1]):
+                    ref_alive[p] = False
+                    continue
+                ref_keys[p] = extend_key(ref_keys[p], ref[p + m])
+            elif not ref_alive[p]:
+                continue
+            key = ref_keys[p]
+            slot = table_slot(key, shift)
+            while stamps[slot] == stamp and keys[slot] != key:
+                slot = (slot + 1) & mask
+            if stamps[slot] != stamp:
+                stamps[slot] = stamp
+                keys[slot] = key
+                counts[slot] = 1
+                hit[slot] = False
+            else:
+                counts[slot] += 1
+            ref_slot[p] = slot
+        # The hypothesis's n-grams: a match while the reference's count lasts.
+        match = 0
+        for p in range(hyp_total):
+            if m > 0:
+                if not (hyp_alive[p] and hyp_alive[p + 1]):
+                    hyp_alive[p] = False
+                    continue
+                hyp_keys[p] = extend_key(hyp_keys[p], hyp[p + m])
+            key = hyp_keys[p]
+            slot = table_slot(key, shift)
+            while stamps[slot] == stamp and keys[slot] != key:
+                slot = (slot + 1) & mask
+            if stamps[slot] != stamp:
+                hyp_alive[p] = False
+                continue
+            hit[slot] = True
+            if counts[slot] > 0:
+                counts[slot] -= 1
+                match += 1
+        out[at + 2] = match
+        if m + 1 < orders:
+            for p in range(ref_total):
+                if ref_alive[p] and not hit[ref_slot[p]]:
+                    ref_alive[p] = False
+    return stamp
+
+
+@njit(cache=True, nogil=True)
+def _scratch(units):
+    """The table and scratch of :func:`_match_orders` for segments of up to ``units`` units."""
+    size = 1 << _MIN_BITS
+    while size < 2 * units:
+        size *= 2
+    return (np.empty(size, dtype=np.uint64), np.full(size, -1, dtype=np.int64),
+            np.empty(size, dtype=np.int64), np.empty(size, dtype=np.bool_),
+            np.empty(units + 1, dtype=np.uint64), np.empty(units + 1, dtype=np.uint64),
+            np.empty(units + 1, dtype=np.bool_), np.empty(units + 1, dtype=np.bool_),
+            np.empty(units + 1, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _statistics_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end,
+                      char_order, word_order, whitespace, factor, one_plus_factor,
+                      eps_smoothing, out, first, last):
+    n_refs = ref_start.shape[0]
+    width = out.shape[1]
+    longest = 64  # bytes: at least the characters (and words) of any segment of the chunk
+    for i in range(first, last):
+        longest = max(longest, hyp_end[i] - hyp_start[i])
+        for r in range(n_refs):
+            longest = max(longest, ref_end[r, i] - ref_start[r, i])
+    units = longest
+    tables = _scratch(units)
+    hyp_chars = np.empty(units, dtype=np.uint64)
+    ref_chars = np.empty(units, dtype=np.uint64)
+    hyp_words = np.empty(units, dtype=np.uint64)
+    ref_words = np.empty(units, dtype=np.uint64)
+    row = np.empty(width, dtype=np.int64)
+    stamp = np.int64(0)
+    for i in range(first, last):
+        n_hyp = _characters(hyp_data, hyp_start[i], hyp_end[i], whitespace, hyp_chars)
+        n_hyp_words = 0
+        if word_order > 0:
+            n_hyp_words = _words(hyp_data, hyp_start[i], hyp_end[i], hyp_words)
+        best = -1.0
+        for r in range(n_refs):
+            if ref_start[r, i] < 0:  # a missing reference
+                continue
+            n_ref = _characters(ref_data, ref_start[r, i], ref_end[r, i], whitespace,
+                                ref_chars)
+            stamp = _match_orders(hyp_chars, n_hyp, ref_chars, n_ref, char_order, tables,
+                                  stamp, row, 0)
+            if word_order > 0:
+                n_ref_words = _words(ref_data, ref_start[r, i], ref_end[r, i], ref_words)
+                stamp = _match_orders(hyp_words, n_hyp_words, ref_words, n_ref_words,
+                                      word_order, tables, stamp, row, 3 * char_order)
+            if n_refs == 1:
+                out[i, :] = row
+                break
+            score = f_score(row, 0, char_order + word_order, factor, one_plus_factor,
+                            eps_smoothing)
+            if score > best:
+                best = score
+                out[i, :] = row
+
+
+def chrf_statistics(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end, char_order,
+                    word_order, whitespace, factor, one_plus_factor, eps_smoothing, out):
+    """Fill ``out`` (int64, ``(n, 3 * (char_order + word_order))``) on the thread pool.
+
+    Segment ``i``'s hypothesis is ``hyp_data[hyp_start[i]:hyp_end[i]]``
+    (UTF-8, already lowercased if asked); reference ``r`` is
+    ``ref_data[ref_start[r, i]:ref_end[r, i]]``, missing when its start is
+    -1.  Every segment needs at least one reference (the caller checks).
+    ``factor`` and ``one_plus_factor`` are ``beta ** 2`` and ``1 + beta ** 2``
+    as floats, for choosing among several references.
+    """
+    for_chunks(_statistics_chunk, out.shape[0], hyp_data, hyp_start, hyp_end, ref_data,
+               ref_start, ref_end, np.int64(char_order), np.int64(word_order), bool(whitespace),
+               float(factor), float(one_plus_factor), bool(eps_smoothing), out,
+               min_chunk=1024)
