@@ -32,7 +32,7 @@ def compat_scores(scores: np.ndarray, formula: Formula, sacrebleu_compat: bool) 
     """
     if not sacrebleu_compat:
         return scores
-    return scores.astype(getattr(formula, "compat_score_dtype", np.float64), copy=False)
+    return scores.astype(formula.compat_score_dtype, copy=False)
 
 
 def paired_mean_ci(scores: np.ndarray) -> tuple[float, float]:
