@@ -160,12 +160,12 @@ def test_output_flags(files, flags, capsys, monkeypatch):
 # -- hostile flags: one line, exit 2 -------------------------------------------------------
 
 @pytest.mark.parametrize("flags, words", [
-    (["-m", "chrf", "-cc", "-1"], "-cc/--chrf-char-order must be at least 0"),
-    (["-m", "chrf", "-cw", "-2"], "-cw/--chrf-word-order must be at least 0"),
+    (["-m", "chrf", "-cc", "-1"], "-cc/--chrf-char-order must be between 0 and 100"),
+    (["-m", "chrf", "-cw", "-2"], "-cw/--chrf-word-order must be between 0 and 100"),
     (["-m", "bleu", "chrf", "-cc", "0", "-cw", "0"], "both 0"),
     (["-m", "chrf", "--chrf-beta", "0"], "--chrf-beta must be a positive int"),
     (["-m", "chrf", "--chrf-beta", "-3"], "--chrf-beta must be a positive int"),
-    (["-m", "chrf", "-cc", "1000000"], "char_order"),
+    (["-m", "chrf", "-cc", "1000000"], "-cc/--chrf-char-order must be between 0 and 100"),
     (["-m", "bleu", "chrf", "-sl"], "only one metric can be scored at sentence level"),
     (["-m", "bleu", "bleu", "-sl"], "only one metric can be scored at sentence level"),
     (["-m", "ter"], "unknown metric 'ter'"),
