@@ -415,7 +415,7 @@ def confidence(stats: np.ndarray, formula: Formula, n_samples: int, seed=None,
     (float, float, str)
         The mean, the half-interval and the seed's label for the signature.
     """
-    (mean, ci), label = confidences([stats], [formula], n_samples, seed, sacrebleu_compat)
+    ((mean, ci),), label = confidences([stats], [formula], n_samples, seed, sacrebleu_compat)
     return mean, ci, label
 
 
