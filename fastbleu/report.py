@@ -1,18 +1,20 @@
 """Scores and paired test results -> what the command line prints.
 
-A single system's JSON and text lines, and several systems' JSON, are
-sacrebleu's output exactly.  The tables for several systems (text and
-LaTeX) carry the same values in fastbleu's own layout: sacrebleu draws them
-with the ``tabulate`` package, which fastbleu does not depend on.
+Text files and standard input print exactly what sacrebleu 2.6 prints:
+one system's JSON object or '='-aligned lines, one per metric
+(:func:`single`); several systems' JSON list, or the ``tabulate`` table
+(``fancy_grid`` for text, ``latex_booktabs`` for LaTeX) followed by the
+metric signatures (:func:`systems`); and the paired tests' JSON, or their
+table, sacrebleu's note on the test and the signatures (:func:`paired`).
+sacrebleu colours a terminal's tables and notes; fastbleu never does (what
+sacrebleu writes to a pipe or a file).
 
-Paired tests: JSON is sacrebleu's, a list of ``{"system": name, "BLEU":
-{"score", "p_value", "mean", "ci"}}`` objects (with the group columns first
-for a table).  Text and LaTeX carry the same values in fastbleu's table
-layout: ``score (mean ± ci)``, then ``(p = 0.0123)`` with a ``*`` when p <
-0.05, followed by a note on the test and the signature.
+Tables of groups (:func:`groups`, :func:`paired_groups`) are fastbleu's
+own: JSON lists of sacrebleu's objects with the group columns first, or a
+text table of ``score (mean ± ci) (p = 0.0123)*`` cells.
 
 Every report names the metric as its scores do (``score.name``; the paired
-reports take ``metric_name``), so another metric's reports read the same.
+reports take the metrics' names), so another metric's reports read the same.
 """
 
 from __future__ import annotations
@@ -28,10 +30,35 @@ if TYPE_CHECKING:
     from .metrics.base import Score
 
 
-def single(score: Score, signature: str, fmt: str, width: int, score_only: bool) -> str:
-    """One system: sacrebleu's JSON object, or its one-line text (LaTeX prints the same line);
-    with ``score_only`` the bare score in every format, as sacrebleu prints it."""
-    return score.format(width, score_only, signature, fmt == "json")
+def single(score: Score | list[Score], signature: str | list[str], fmt: str, width: int,
+           score_only: bool) -> str:
+    """One system under one metric or several (sacrebleu's order): its JSON object (a list
+    of them for several), or its text line (LaTeX prints the same), several lines aligned
+    on their ``=`` as sacrebleu's ``print_single_results`` aligns them; with
+    ``score_only`` the bare scores."""
+    scores = score if isinstance(score, list) else [score]
+    signatures = signature if isinstance(signature, list) else [signature]
+    lines = [s.format(width, score_only, sig, fmt == "json")
+             for s, sig in zip(scores, signatures)]
+    if len(lines) == 1:
+        return lines[0]
+    if fmt == "json":
+        return "[\n" + ",\n".join(lines) + "\n]"
+    # sacrebleu prints a line without '=' (score_only) at once, then the others aligned.
+    bare = [line for line in lines if "=" not in line]
+    cuts = [(line.index("=") - 1, line) for line in lines if "=" in line]
+    widest = max((cut for cut, _ in cuts), default=0)
+    return "\n".join(bare + [f"{line[:cut]:>{widest}}{line[cut:]}" for cut, line in cuts])
+
+
+def tabulated(columns: dict[str, list[str]], fmt: str, width: int) -> str:
+    """sacrebleu's table of several systems: ``tabulate`` with its arguments (the first
+    column right-aligned, the others centred; ``fancy_grid`` or ``latex_booktabs``)."""
+    from tabulate import tabulate
+
+    return tabulate(columns, headers="keys", tablefmt="latex_booktabs" if fmt == "latex"
+                    else "fancy_grid", colalign=("right",), stralign="center",
+                    numalign="center", floatfmt=f".{width}f")
 
 
 # LaTeX's special characters, escaped as sacrebleu's tables (tabulate's latex_booktabs) do.
@@ -74,16 +101,21 @@ def signature_block(signatures: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def systems(names: list[str], scores: list[Score], signature: str, fmt: str,
+def systems(names: list[str], scores: list[list[Score]], signatures: list[str], fmt: str,
             width: int) -> str:
-    """Several systems: sacrebleu's JSON list, or a table followed by the signature."""
-    metric = scores[0].name
-    formatted = [score.format(width, score_only=True) for score in scores]
+    """Several systems under one metric or several (``scores[m][s]``: metric ``m``'s score
+    of system ``s``; ``signatures[m]`` formatted): sacrebleu's JSON list, or its table
+    followed by the signatures."""
+    columns = {"System": list(names)}
+    for metric_scores in scores:
+        columns[metric_scores[0].name] = [score.format(width, score_only=True)
+                                          for score in metric_scores]
+    named = dict(zip(list(columns)[1:], signatures))
     if fmt == "json":
-        return json.dumps([{"system": name, metric: value}
-                           for name, value in zip(names, formatted)], indent=4)
-    text = table(["System", metric], [[n, v] for n, v in zip(names, formatted)], fmt)
-    return text + "\n\n" + signature_block({metric: signature})
+        return json.dumps([{"system": name, **{metric: values[k] for metric, values in
+                                               list(columns.items())[1:]}}
+                           for k, name in enumerate(names)], indent=4)
+    return tabulated(columns, fmt, width) + "\n\n" + signature_block(named)
 
 
 def groups(keys: list[str], key_values: list[tuple], scores: list[Score],
@@ -158,23 +190,75 @@ def _note(test: str, n_samples: int, baseline: str, with_ci: bool, metric: str) 
     return "\n".join(lines)
 
 
-def paired(names: list[str], results: list, signature: str, fmt: str, width: int, test: str,
-           n_samples: int, metric_name: str = "BLEU") -> str:
-    """One paired test over several systems, the baseline first (``metric_name``: the
-    metric's name, ``metric.name``)."""
-    metric = metric_name
+def paired(names: list[str], results: list[list], metric_names: list[str],
+           signatures: list[str], fmt: str, width: int, test: str, n_samples: int) -> str:
+    """Paired tests of several systems (the baseline first, named ``Baseline: ...``) under
+    one metric or several (``results[m][s]``, ``metric_names[m]``, ``signatures[m]``
+    formatted), as sacrebleu prints them: its JSON list, or its table, its note on the test
+    and the signatures (``n_samples``: the resamples or trials run)."""
     if fmt == "json":
-        return json.dumps([{"system": name, metric: asdict(result)}
-                           for name, result in zip(names, results)], indent=4)
-    with_ci = any(result.mean is not None for result in results)
-    header = ["System", f"{metric} (μ ± 95% CI)" if with_ci else metric]
-    text = table(header, [[name, cell(result, width)] for name, result in zip(names, results)],
-                 fmt)
-    if fmt == "latex":
-        return text
-    baseline = names[0].removeprefix("Baseline: ")
-    return "\n\n".join([text, _note(test, n_samples, baseline, with_ci, metric),
-                        signature_block({metric: signature})])
+        return json.dumps([{"system": name, **{metric: asdict(metric_results[k])
+                                               for metric, metric_results in
+                                               zip(metric_names, results)}}
+                           for k, name in enumerate(names)], indent=4)
+    columns = {"System": list(names)}
+    columns.update(_result_cells(metric_names, results, width, multiline=fmt != "latex"))
+    # sacrebleu names the baseline only when it is "Baseline: FILE" (standard input's
+    # "Baseline" gives "compared to ."): its own quirk, kept for identical output.
+    baseline = names[0] if names[0].startswith("Baseline:") else ""
+    return "\n".join([tabulated(columns, fmt, width), "", _paired_note(test, n_samples, baseline),
+                      signature_block(dict(zip(metric_names, signatures)))])
+
+
+def _result_cells(metric_names, results, width: int, multiline: bool) -> dict:
+    """sacrebleu's ``_format_score_lines``: ``score (mean ± ci)``, then ``(p = 0.0123)``,
+    starred unless p > 0.05, on a line of its own in a text table.  As in sacrebleu, once a
+    metric has a mean every later column's title says ``(μ ± 95% CI)``."""
+    columns, with_ci = {}, False
+    for metric, metric_results in zip(metric_names, results):
+        cells = []
+        for result in metric_results:
+            text = f"{result.score:.{width}f}"
+            if result.mean is not None:
+                with_ci = True
+                text += f" ({result.mean:.{width}f} ± {result.ci:.{width}f})"
+            if result.p_value is not None:
+                text += ("\n" if multiline else " ") + f"(p = {result.p_value:.4f})" + \
+                    ("" if result.p_value > 0.05 else "*")
+            cells.append(text)
+        columns[metric + " (μ ± 95% CI)" if with_ci else metric] = cells
+    return columns
+
+
+_SACREBLEU_TESTS = {"bs": ("bootstrap resampling", "resampling trials"),
+                    "ar": ("approximate randomization", "trials")}
+
+
+def _paired_note(test: str, n_samples: int, baseline: str) -> str:
+    """sacrebleu's note after a paired test's table (uncoloured), ending in a blank line."""
+    kind, unit = _SACREBLEU_TESTS[test]
+    message = f"Paired {kind} test with {n_samples} {unit}"
+    rule = "-" * len(message)
+    shown = ("   Actual system score / bootstrap estimated true mean / 95% CI are provided for "
+             "each metric." if test == "bs" else "   Actual system score is provided for each "
+             "metric.")
+    return "\n".join([
+        rule, message, rule,
+        f" - Each system is pairwise compared to {baseline}.", shown, "",
+        " - Null hypothesis: the system and the baseline translations are essentially",
+        "   generated by the same underlying process. For a given system and the baseline,",
+        "   the p-value is roughly the probability of the absolute score difference (delta)",
+        "   or higher occurring due to chance, under the assumption that the null hypothesis "
+        "is correct.", "",
+        " - Assuming a significance threshold of 0.05, the null hypothesis can be rejected",
+        '   for p-values < 0.05 (marked with "*"). This means that the delta is unlikely to be '
+        "attributed",
+        '   to chance, hence the system is significantly "different" than the baseline.',
+        "   Otherwise, the p-values are highlighted in red.", "",
+        ' - NOTE: Significance does not tell whether a system is "better" than the baseline '
+        "but rather",
+        '   emphasizes the "difference" of the systems in terms of the replicability of the '
+        "delta.", ""])
 
 
 def paired_groups(keys: list[str], key_values: list[tuple], names: list[list[str]],

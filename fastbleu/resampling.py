@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import math
 import os
-import statistics as _statistics
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -42,6 +41,7 @@ import numpy as np
 from ._kernels.resample import count_draws, float32_sums, randomization_sums, weighted_sums
 from ._kernels.threads import chunk_bounds, submit, submit_chunks
 from ._limits import MAX_SAMPLES
+from .estimates import compat_scores, single_mean_ci
 
 if TYPE_CHECKING:
     from .metrics.base import Formula
@@ -165,12 +165,44 @@ def _pipelined(chunks, launch) -> None:
 # -- statistics in, scores out -----------------------------------------------------------
 
 def _side_by_side(stats: list[np.ndarray], dtype) -> np.ndarray:
-    """``(n_segments, n_systems * width)``: each segment's rows of all systems, contiguous."""
-    n, width = stats[0].shape
-    joined = np.empty((n, len(stats) * width), dtype=dtype)
-    for s, block in enumerate(stats):
-        joined[:, s * width:(s + 1) * width] = block
+    """``(n_segments, total width)``: each segment's rows of all blocks, contiguous."""
+    n = stats[0].shape[0]
+    joined = np.empty((n, sum(block.shape[1] for block in stats)), dtype=dtype)
+    column = 0
+    for block in stats:
+        joined[:, column:column + block.shape[1]] = block
+        column += block.shape[1]
     return joined
+
+
+class _Metrics:
+    """Several metrics' statistics side by side, so that one draw serves them all.
+
+    ``joined`` holds, for each metric in turn, its systems' rows side by
+    side; :meth:`score` hands each metric's columns of a batch of sums to
+    that metric's formula (one kernel call per metric and batch).
+    """
+
+    def __init__(self, stats_by_metric: list[list[np.ndarray]], formulas: list, dtype,
+                 blocks: list[np.ndarray] | None = None):
+        self.formulas = list(formulas)
+        self.n_systems = [len(stats) for stats in stats_by_metric]
+        widths = [sum(block.shape[1] for block in stats) for stats in stats_by_metric]
+        self.bounds = np.concatenate([[0], np.cumsum(widths)]).astype(int).tolist()
+        self.joined = _side_by_side(blocks if blocks is not None else
+                                    [b for stats in stats_by_metric for b in stats], dtype)
+
+    def outputs(self, n_samples: int) -> list[np.ndarray]:
+        """One float64 ``(n_systems, n_samples)`` array per metric."""
+        return [np.empty((n, n_samples), dtype=np.float64) for n in self.n_systems]
+
+    def score(self, sums: np.ndarray, outs: list[np.ndarray], offset: int) -> None:
+        """Score each metric's columns of ``sums`` into its ``outs`` array."""
+        for k, formula in enumerate(self.formulas):
+            part = sums[:, self.bounds[k]:self.bounds[k + 1]]
+            if not part.flags.c_contiguous:
+                part = np.ascontiguousarray(part)
+            formula.resampled_scores(part, self.n_systems[k], outs[k], offset)
 
 
 def _min_rows(n_segments: int, width: int) -> int:
@@ -185,12 +217,42 @@ def bootstrap_scores(stats: list[np.ndarray], formula: Formula, n_samples: int,
     drawn chunk by chunk; all systems use the same resamples.  The sums of a
     batch of resamples are scored by one ``formula.resampled_scores`` call.
     """
+    return metric_bootstrap_scores([stats], [formula], n_samples, rng, sacrebleu_compat)[0]
+
+
+def metric_bootstrap_scores(stats_by_metric: list[list[np.ndarray]], formulas: list[Formula],
+                            n_samples: int, rng: np.random.Generator,
+                            sacrebleu_compat: bool = False) -> list[np.ndarray]:
+    """:func:`bootstrap_scores` of several metrics on the same draws, as sacrebleu's
+    ``PairedTest`` applies one set of resamples to every metric.
+
+    Parameters
+    ----------
+    stats_by_metric : list of list of numpy.ndarray
+        For each metric, its systems' checked statistics (all of the same
+        number of segments, across metrics too).
+    formulas : list of Formula
+        Each metric's formula.
+    n_samples : int
+        Resamples.
+    rng : numpy.random.Generator
+        The generator to draw with (drawn once for all metrics).
+    sacrebleu_compat : bool
+        Sum in float32 as sacrebleu does.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Per metric, float64 ``(n_systems, n_samples)``.
+    """
     if sacrebleu_compat:
-        return _bootstrap_float32(stats, formula, n_samples, rng)
-    n_segments = stats[0].shape[0]
-    joined = _side_by_side(stats, np.int64)
+        return _bootstrap_float32(_Metrics(stats_by_metric, formulas, np.float32), n_samples,
+                                  rng)
+    metrics = _Metrics(stats_by_metric, formulas, np.int64)
+    n_segments = metrics.joined.shape[0]
+    joined = metrics.joined
     width = joined.shape[1]
-    out = np.empty((len(stats), n_samples), dtype=np.float64)
+    outs = metrics.outputs(n_samples)
     batch = max(1, min(n_samples, _COUNT_BUDGET // n_segments))
     buffers = [np.empty((batch, n_segments), dtype=_COUNT_DTYPE) for _ in range(2)]
     min_segments = max(256, _MIN_WORK // (batch * width))
@@ -212,7 +274,7 @@ def bootstrap_scores(stats: list[np.ndarray], formula: Formula, n_samples: int,
         for row in range(offset, offset + n_rows):
             if row in wrapped:
                 sums[row - offset] = wrapped.pop(row)
-        formula.resampled_scores(sums, len(stats), out, offset)
+        metrics.score(sums, outs, offset)
 
     def count(part, counts, first_row, first_resample):
         """Count a block of draws into ``counts`` (runs on the pool)."""
@@ -242,46 +304,75 @@ def bootstrap_scores(stats: list[np.ndarray], formula: Formula, n_samples: int,
                 pending = launch(buffers[current], filled, offset)
                 offset, filled, current = offset + filled, 0, 1 - current
     finish(pending)
-    return out
+    return outs
 
 
 def _chunk_rows(n_segments: int) -> int:
     return max(1, _INDEX_BUDGET // n_segments)
 
 
-def _bootstrap_float32(stats, formula, n_samples, rng) -> np.ndarray:
+def _bootstrap_float32(metrics: _Metrics, n_samples, rng) -> list[np.ndarray]:
     """sacrebleu's float32 bootstrap: each resample's rows gathered and added in index order."""
-    n_segments = stats[0].shape[0]
-    joined = _side_by_side(stats, np.float32)
-    out = np.empty((len(stats), n_samples), dtype=np.float64)
-    width = joined.shape[1]
+    joined = metrics.joined
+    n_segments, width = joined.shape
+    outs = metrics.outputs(n_samples)
     min_rows = _min_rows(n_segments, width)
 
     def piece(idx, first_row, first, last):
         """Sum resamples ``first..last`` of a chunk of draws, then score them (one call each)."""
         sums = np.empty((last - first, width), dtype=np.float32)
         float32_sums(joined, idx, sums, first, last)
-        formula.resampled_scores(sums, len(stats), out, first_row + first)
+        metrics.score(sums, outs, first_row + first)
 
     def launch(first_row, idx):
         return submit_chunks(piece, idx.shape[0], idx, first_row, min_chunk=min_rows)
 
     _pipelined(index_chunks(rng, n_segments, n_samples), launch)
-    return out
+    return outs
 
 
 def randomization_scores(baseline: np.ndarray, systems: list[np.ndarray], formula: Formula,
                          n_trials: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """BLEU of both pseudo-systems of every system and trial: two ``(n_systems, n_trials)``
+    """Score of both pseudo-systems of every system and trial: two ``(n_systems, n_trials)``
     arrays, A and B of sacrebleu's ``_paired_ar_test`` (A takes the baseline's segment where
     the coin ``rng.integers(2, size=(n_trials, n), dtype=bool)`` is set)."""
-    n_segments = baseline.shape[0]
-    diff = _side_by_side([baseline - s for s in systems], np.int64)
-    start = np.concatenate([s.sum(axis=0) for s in systems]).astype(np.int64)
-    pair_sum = start + np.tile(baseline.sum(axis=0), len(systems))
-    out_a = np.empty((len(systems), n_trials), dtype=np.float64)
-    out_b = np.empty_like(out_a)
-    width = diff.shape[1]
+    (a, b), = metric_randomization_scores([[baseline, *systems]], [formula], n_trials, rng)
+    return a, b
+
+
+def metric_randomization_scores(stats_by_metric: list[list[np.ndarray]],
+                                formulas: list[Formula], n_trials: int,
+                                rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
+    """:func:`randomization_scores` of several metrics on the same coins, as sacrebleu's
+    ``PairedTest`` applies one set of coins to every metric.
+
+    Parameters
+    ----------
+    stats_by_metric : list of list of numpy.ndarray
+        For each metric, the baseline's checked statistics, then each system's.
+    formulas : list of Formula
+        Each metric's formula.
+    n_trials : int
+        Trials.
+    rng : numpy.random.Generator
+        The generator to draw the coins with (once for all metrics).
+
+    Returns
+    -------
+    list of (numpy.ndarray, numpy.ndarray)
+        Per metric, A and B, float64 ``(n_systems - 1, n_trials)``.
+    """
+    blocks, starts, pairs = [], [], []
+    for baseline, *systems in stats_by_metric:
+        blocks += [baseline - s for s in systems]
+        starts += [s.sum(axis=0) for s in systems]
+        pairs += [s.sum(axis=0) + baseline.sum(axis=0) for s in systems]
+    metrics = _Metrics([stats[1:] for stats in stats_by_metric], formulas, np.int64, blocks)
+    diff = metrics.joined
+    start = np.concatenate(starts).astype(np.int64)
+    pair_sum = np.concatenate(pairs).astype(np.int64)
+    n_segments, width = diff.shape
+    out_a, out_b = metrics.outputs(n_trials), metrics.outputs(n_trials)
     min_rows = _min_rows(n_segments // 2, width)
 
     def piece(flips, first_row, first, last):
@@ -289,36 +380,17 @@ def randomization_scores(baseline: np.ndarray, systems: list[np.ndarray], formul
         sums_a = np.empty((last - first, width), dtype=np.int64)
         sums_b = np.empty_like(sums_a)
         randomization_sums(diff, start, pair_sum, flips, sums_a, sums_b, first, last)
-        formula.resampled_scores(sums_a, len(systems), out_a, first_row + first)
-        formula.resampled_scores(sums_b, len(systems), out_b, first_row + first)
+        metrics.score(sums_a, out_a, first_row + first)
+        metrics.score(sums_b, out_b, first_row + first)
 
     def launch(first_row, flips):
         return submit_chunks(piece, flips.shape[0], flips, first_row, min_chunk=min_rows)
 
     _pipelined(flip_chunks(rng, n_segments, n_trials), launch)
-    return out_a, out_b
+    return list(zip(out_a, out_b))
 
 
 # -- sacrebleu's summaries ---------------------------------------------------------------
-
-def paired_mean_ci(scores: np.ndarray) -> tuple[float, float]:
-    """Mean and 95 % half-interval as ``sacrebleu.significance.estimate_ci`` computes them:
-    numpy's (pairwise) mean of the sorted scores, and half the distance between the
-    ``n // 40``-th smallest and largest."""
-    ordered = np.sort(scores)
-    low = ordered.size // 40
-    high = ordered.size - low - 1
-    return float(ordered.mean()), float(0.5 * (ordered[high] - ordered[low]))
-
-
-def single_mean_ci(scores: np.ndarray) -> tuple[float, float]:
-    """The same summary as ``Score.estimate_ci`` of a single system computes it: the mean
-    is Python's ``statistics.mean`` (exact, then rounded) rather than numpy's."""
-    ordered = sorted(scores.tolist())
-    low = len(ordered) // 40
-    high = len(ordered) - low - 1
-    return _statistics.mean(ordered), 0.5 * (ordered[high] - ordered[low])
-
 
 def confidence(stats: np.ndarray, formula: Formula, n_samples: int, seed=None,
                sacrebleu_compat: bool = False) -> tuple[float, float, str]:
@@ -343,7 +415,22 @@ def confidence(stats: np.ndarray, formula: Formula, n_samples: int, seed=None,
     (float, float, str)
         The mean, the half-interval and the seed's label for the signature.
     """
+    ((mean, ci),), label = confidences([stats], [formula], n_samples, seed, sacrebleu_compat)
+    return mean, ci, label
+
+
+def confidences(stats: list[np.ndarray], formulas: list[Formula], n_samples: int, seed=None,
+                sacrebleu_compat: bool = False) -> tuple[list, str]:
+    """:func:`confidence` of one system under several metrics, on one set of draws (each of
+    sacrebleu's ``corpus_score`` calls draws the same resamples from a fresh generator).
+
+    Returns
+    -------
+    (list of (float, float), str)
+        Each metric's mean and half-interval, and the seed's label.
+    """
     value, label = resolve_seed(seed)
-    scores = bootstrap_scores([stats], formula, n_samples, np.random.default_rng(value),
-                              sacrebleu_compat)[0]
-    return (*single_mean_ci(scores), label)
+    scores = metric_bootstrap_scores([[block] for block in stats], formulas, n_samples,
+                                     np.random.default_rng(value), sacrebleu_compat)
+    return [single_mean_ci(compat_scores(s[0], f, sacrebleu_compat))
+            for s, f in zip(scores, formulas)], label

@@ -65,7 +65,7 @@ def test_a_bug_in_a_paired_test_or_a_report_too(monkeypatch, capsys):
     def boom(*args, **kwargs):
         raise ValueError("boom")
 
-    monkeypatch.setattr(fastbleu.significance, "paired_test", boom)
+    monkeypatch.setattr(fastbleu.significance, "paired_tests", boom)
     assert main([REF, "-i", HYP, HYP_B, "--paired-bs", "-pbsn", "10"]) == 1
     err = capsys.readouterr().err
     assert "ValueError: boom" in err and err.splitlines()[-1] == INTERNAL

@@ -24,6 +24,15 @@ def metric(options: dict, **more):
         return BLEU(**options, **more)
 
 
+def metrics(plan_metrics: list, **more) -> list:
+    """Each metric of ``plan.metrics`` (``(key, options)`` pairs) built by name through the
+    registry, with ``more`` (e.g. ``references=``); a refused option is the user's error."""
+    from ..metrics import get_metric
+
+    with user_values(*METRIC_ERRORS):
+        return [get_metric(key, **options, **more) for key, options in plan_metrics]
+
+
 def seed_label(seed) -> str:
     """The ``seed`` field of ``--seed`` (or ``$SACREBLEU_SEED``); a bad seed is the user's."""
     from .. import significance

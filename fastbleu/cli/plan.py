@@ -40,7 +40,9 @@ class Plan:
         :class:`fastbleu.BLEU`'s options from the flags.
     metrics : list of (str, dict)
         Every metric of ``-m`` with its options from the flags (BLEU's are
-        ``options``), in sacrebleu's order: sorted by name, each once.
+        ``options``), each once, in sacrebleu's order: sorted by name, except
+        for a paired test, whose columns keep the order of ``-m`` (sacrebleu's
+        ``PairedTest`` iterates its metrics as given).
     keys : list of str
         The ``--group-by`` columns.
     progress : bool or None
@@ -71,6 +73,7 @@ def make_plan(args) -> Plan:
     a repeat of the baseline's file among the systems is dropped, as sacrebleu
     does.
     """
+    check_metrics(args)
     check_numbers(args)
     trg_lang = target_language(args.language_pair)
     for flag, value in (("--group-by", args.group_by), ("--doc-column", args.doc_column),
@@ -125,7 +128,25 @@ def metric_options(args, bleu_options: dict) -> list[tuple[str, dict]]:
             "beta": args.chrf_beta, "whitespace": args.chrf_whitespace,
             "lowercase": args.chrf_lowercase, "eps_smoothing": args.chrf_eps_smoothing}
     options = {"bleu": bleu_options, "chrf": chrf}
-    return [(name, options[name]) for name in sorted(set(args.metrics), key=str.upper)]
+    if args.sentence_level:  # sacrebleu's -sl scores BLEU with effective order
+        options["bleu"] = {**bleu_options, "effective_order": True}
+    names = list(dict.fromkeys(args.metrics))
+    if not paired_test(args):
+        names.sort(key=str.upper)
+    return [(name, options[name]) for name in names]
+
+
+def check_metrics(args) -> None:
+    """``-m``'s names, and the combinations sacrebleu refuses: ``-sl`` scores one metric."""
+    from .parser import METRIC_NAMES
+
+    for name in args.metrics:
+        if name not in METRIC_NAMES:
+            raise InputError(f"-m/--metrics: unknown metric {name!r}; choose from "
+                             f"{', '.join(METRIC_NAMES)}")
+    if args.sentence_level and len(args.metrics) > 1:
+        raise InputError("only one metric can be scored at sentence level (-sl); got -m "
+                         f"{' '.join(args.metrics)}")
 
 
 def target_language(language_pair: str | None) -> str:
@@ -172,6 +193,13 @@ def check_numbers(args) -> None:
     value = args.smooth_value
     if value is not None and not (value >= 0 and value != float("inf")):
         raise InputError(f"-sv/--smooth-value must be a finite number >= 0, got {value}")
+    if "chrf" in args.metrics:  # sacrebleu ignores the chrF flags of a run without chrF
+        at_least(args.chrf_char_order, 0, "-cc/--chrf-char-order", MAX_NGRAM_ORDER_LIMIT)
+        at_least(args.chrf_word_order, 0, "-cw/--chrf-word-order", MAX_NGRAM_ORDER_LIMIT)
+        at_least(args.chrf_beta, 1, "--chrf-beta")
+        if args.chrf_char_order == 0 and args.chrf_word_order == 0:
+            raise InputError("-cc/--chrf-char-order and -cw/--chrf-word-order are both 0: "
+                             "chrF needs n-grams of some order")
 
 
 def paired_test(args) -> str | None:
