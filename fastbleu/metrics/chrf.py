@@ -155,10 +155,20 @@ class CHRF(Metric):
         return self._statistics(hypotheses, references, False)
 
     def _statistics(self, hyps: TextColumn, refs: list[TextColumn], prepared: bool):
+        out = np.empty((len(hyps), self.formula.row_width), dtype=np.int64)
+        for _ in self._batches(hyps, refs, prepared, out):
+            pass
+        return out
+
+    def _batches(self, hyps: TextColumn, refs: list[TextColumn], prepared: bool, out=None):
+        """Compute the statistics of consecutive batches of segments and yield each batch's
+        rows: views of ``out`` (all rows) if given, else of one batch-sized buffer reused
+        for every batch, so that scratch is bounded by a batch."""
         formula = self.formula
         n = len(hyps)
-        out = np.empty((n, formula.row_width), dtype=np.int64)
         orders, factor, one_plus_factor, eps_smoothing = formula.kernel_args
+        buffer = out if out is not None else \
+            np.empty((min(n, BATCH_SIZE), formula.row_width), dtype=np.int64)
         for first in range(0, n, BATCH_SIZE):
             last = min(n, first + BATCH_SIZE)
             hyp = self._prepared(hyps.slice(first, last))
@@ -166,10 +176,11 @@ class CHRF(Metric):
             if not prepared:
                 streams = [self._prepared(stream) for stream in streams]
             ref_data, ref_start, ref_end = _stacked(streams)
+            rows = out[first:last] if out is not None else buffer[:last - first]
             chrf_statistics(hyp.data, hyp.offsets[:-1], hyp.offsets[1:], ref_data, ref_start,
                             ref_end, formula.char_order, formula.word_order, self.whitespace,
-                            factor, one_plus_factor, eps_smoothing, out[first:last])
-        return out
+                            factor, one_plus_factor, eps_smoothing, rows)
+            yield rows
 
     def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> CHRFSignature:
         """The signature for ``num_refs`` references per segment (``-1``: varies);
@@ -201,8 +212,12 @@ class CHRF(Metric):
             from .confidence import score_with_confidence
 
             return score_with_confidence(self, hypotheses, references, n_bootstrap)
-        stats = self.segment_statistics(hypotheses, references)
-        return self.formula.score(stats.sum(axis=0), check=False)
+        hyps, refs, prepared = self._prepare(hypotheses, references)
+        formula = self.formula
+        total = np.zeros(formula.row_width, dtype=np.int64)
+        for rows in self._batches(hyps, refs, prepared):  # a batch's rows at a time
+            total += rows.sum(axis=0)
+        return formula.score(total, check=False)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> CHRFScore:
         """chrF of one hypothesis against its references (``None`` = missing)."""
