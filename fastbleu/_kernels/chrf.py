@@ -148,7 +148,8 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
     bytes packed into one word, ``exact``) or word hashes.  Every distinct
     reference n-gram of an order gets an id (0, 1, ...); ``hyp_id[p]``
     (``ref_id``) is the id of the n-gram at ``p`` of the order just
-    counted, -1 once that n-gram is not shared.  A unigram is found by its
+    counted, -1 once that n-gram is not shared.  An ASCII character is its
+    own unigram id (``direct`` stamps them); another unigram is found by its
     unit in a hashed table.  A longer n-gram is its prefix's id and its last
     unit: the first continuation of each prefix is kept beside the prefix
     (``next_unit``, ``next_id``), so most lookups are two array reads; any
