@@ -226,6 +226,34 @@ def test_segment_statistics_of_a_dask_dataframe(client, sample_dataset):
         np.testing.assert_array_equal(group, full[systems == system])
 
 
+def test_chrf_statistics_and_sentence_scores_on_the_cluster(client, sample_dataset):
+    """metric= gives any metric's statistics and sentence scores on Dask (chrF++ here),
+    equal to the metric's own on the client; BLEU's options without BLEU are refused."""
+    import dask.dataframe as dd
+    from sacrebleu.metrics import CHRF as SacreCHRF
+
+    ddf = dd.read_parquet(sample_dataset)
+    table = pq.read_table(sample_dataset)
+    hyps, refs = table.column("hyp").to_pylist(), [table.column(r).to_pylist() for r in REFS]
+    chrf = fastbleu.CHRF(word_order=2)
+    stats = fd.segment_statistics(ddf, refs=REFS, metric=chrf, client=client)
+    np.testing.assert_array_equal(stats, chrf.segment_statistics(hyps, refs))
+    assert stats[:50].tolist() == SacreCHRF(word_order=2)._extract_corpus_statistics(
+        hyps[:50], [r[:50] for r in refs])
+    grouped = fd.segment_statistics(ddf, refs=REFS, group_by="system", metric="chrf",
+                                    client=client)
+    systems = np.array(table.column("system").to_pylist())
+    full = fastbleu.CHRF().segment_statistics(hyps, refs)
+    for (system,), group in grouped.items():
+        np.testing.assert_array_equal(group, full[systems == system])
+    scored = fd.sentence_scores(ddf, refs=REFS, metric=chrf).compute()
+    assert scored.columns[-1] == "sentence_chrf"
+    np.testing.assert_array_equal(scored["sentence_chrf"].to_numpy(),
+                                  chrf.sentence_scores(hyps, refs))
+    with pytest.raises(ValueError):
+        fd.sentence_scores(ddf, refs=REFS, metric="chrf", tokenize="intl")
+
+
 def test_sentence_scores_column_written_to_parquet(client, sample_dataset, tmp_path):
     import dask.dataframe as dd
 

@@ -210,7 +210,7 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
 def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *, client=None,
                        tokenize_column: str | None = None, null_as_empty: bool = False,
                        encoding_errors: str = "strict", batch_size: int = 1 << 16,
-                       partition_rows: int = PARTITION_ROWS, **bleu_options):
+                       partition_rows: int = PARTITION_ROWS, metric=None, **bleu_options):
     """Every segment's statistics, computed on the cluster and gathered to the client.
 
     This is the input of significance tests (paired bootstrap, approximate
@@ -227,6 +227,10 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
         Split the rows by these columns (e.g. ``"system"``).
     client : distributed.Client, optional
         As in :func:`score_table`.
+    metric : str or Metric, optional
+        The metric (a name of :data:`fastbleu.metrics.METRICS`, or an object
+        such as ``fastbleu.CHRF(word_order=2)``); default BLEU built with
+        ``bleu_options``.
     **bleu_options
         :class:`fastbleu.BLEU`'s arguments (those that change statistics:
         ``tokenize``, ``lowercase``, ``max_ngram_order``, ``ref_length``).
@@ -235,13 +239,14 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
     -------
     numpy.ndarray or dict
         Without ``group_by``: int64, shape ``(rows, formula.row_width)``,
-        in row order, equal to :meth:`fastbleu.BLEU.segment_statistics`.  With
+        in row order, equal to the metric's ``segment_statistics``.  With
         it: ``{key tuple: array}`` in order of first appearance, every array
         holding its group's rows in row order.
     """
     require()
     job = TableJob.create(hyp, refs, group_by, None, tokenize_column, null_as_empty,
-                          encoding_errors, batch_size, bleu_options)
+                          encoding_errors, batch_size, bleu_options,
+                          None if metric is None else [metric])
     width = job.metric().formula.row_width
     pieces = _pieces(source, job, partition_rows)
     grouped = bool(job.keys)
@@ -266,11 +271,12 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
     return dict(zip(number, np.split(stats[order], bounds)))
 
 
-def sentence_scores(ddf, hyp: str = "hyp", refs=("ref",), *, column: str = "sentence_bleu",
+def sentence_scores(ddf, hyp: str = "hyp", refs=("ref",), *, column: str | None = None,
                     tokenize_column: str | None = None, null_as_empty: bool = False,
                     encoding_errors: str = "strict", batch_size: int = 1 << 16,
-                    **bleu_options):
-    """A Dask DataFrame with every row's sentence BLEU as a new column (lazy).
+                    metric=None, **bleu_options):
+    """A Dask DataFrame with every row's sentence score (BLEU by default) as a new column
+    (lazy).
 
     Parameters
     ----------
@@ -278,8 +284,11 @@ def sentence_scores(ddf, hyp: str = "hyp", refs=("ref",), *, column: str = "sent
         The rows; every partition is scored on its own.
     hyp, refs, tokenize_column, null_as_empty, encoding_errors, batch_size
         As in :func:`score_table`.
-    column : str
-        Name of the new float64 column; it must not exist yet.
+    column : str, optional
+        Name of the new float64 column; it must not exist yet.  Default: the
+        metric's sentence column (``sentence_bleu``, ``sentence_chrf``).
+    metric : str or Metric, optional
+        The metric, as in :func:`segment_statistics`; default BLEU.
     **bleu_options
         :class:`fastbleu.BLEU`'s arguments; ``effective_order=True`` gives
         sacrebleu's sentence-level numbers.
@@ -287,20 +296,23 @@ def sentence_scores(ddf, hyp: str = "hyp", refs=("ref",), *, column: str = "sent
     Returns
     -------
     dask.dataframe.DataFrame
-        ``ddf`` with the column added; element ``i`` equals
-        ``BLEU(**bleu_options).sentence_scores(...)[i]``.  Write it with
+        ``ddf`` with the column added; element ``i`` equals the metric's
+        ``sentence_scores(...)[i]`` (``BLEU(**bleu_options)`` by default).  Write it with
         ``.to_parquet(path)``.
     """
     require()
     if not _is_dask_frame(ddf):
         raise TypeError(f"ddf must be a dask.dataframe.DataFrame, got {type(ddf).__name__}")
+    job = TableJob.create(hyp, refs, None, None, tokenize_column, null_as_empty,
+                          encoding_errors, batch_size, bleu_options,
+                          None if metric is None else [metric])
+    if column is None:
+        column = job.metric().formula.sentence_column
     if not isinstance(column, str):
         raise TypeError(f"column must be a str, got {type(column).__name__}")
     if column in ddf.columns:
         raise ValueError(f"the DataFrame already has a column {column!r}; choose another name "
                          "with column=")
-    job = TableJob.create(hyp, refs, None, None, tokenize_column, null_as_empty,
-                          encoding_errors, batch_size, bleu_options)
     check_columns("DataFrame", list(ddf.columns), list(dict.fromkeys(job.columns)))
     meta = ddf._meta.assign(**{column: np.zeros(0, dtype=np.float64)})
     return ddf.map_partitions(partitions.sentence_scores, job, column, meta=meta)
