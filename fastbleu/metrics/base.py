@@ -223,6 +223,59 @@ class Formula(ABC):
         """The formula's signature fields, formatted (e.g. ``{"smooth": "exp", ...}``)."""
 
 
+def checked_counts(stats, what: str, ndim: int, row_width: int, source: str,
+                   layout: str) -> np.ndarray:
+    """The checks every metric's statistics share; return them as C-contiguous int64.
+
+    Numbers only (integers, or floats that are all whole and finite), ``ndim``
+    dimensions, ``row_width`` columns, nothing beyond int64.  A formula's
+    :meth:`Formula.check_rows` adds its own rules on the counts.
+
+    Parameters
+    ----------
+    stats : array-like
+    what : str
+        How messages name the array.
+    ndim : {2, 1}
+        Rows, or one (summed) row.
+    row_width : int
+        The columns a row must have.
+    source : str
+        What makes such arrays, for the messages (``"BLEU.segment_statistics"``).
+    layout : str
+        Why ``row_width`` columns, for the message of a wrong width.
+
+    Raises
+    ------
+    TypeError
+        If ``stats`` does not hold numbers (bools, strings, objects, complex).
+    ValueError
+        For another shape or width, fractional or non-finite values, or
+        counts too large for int64.
+    """
+    if isinstance(stats, (str, bytes)):
+        raise TypeError(f"{what} must be an integer array ({source}), got "
+                        f"{type(stats).__name__}")
+    array = np.asarray(stats)
+    kind = array.dtype.kind
+    if kind not in "iuf":
+        raise TypeError(f"{what} must be an integer array ({source}), got dtype {array.dtype}")
+    if array.ndim != ndim:
+        shape = "2-D, one row per segment" if ndim == 2 else f"one row of {row_width} counts"
+        raise ValueError(f"{what} must be {shape}; got shape {array.shape}")
+    if array.shape[-1] != row_width:
+        raise ValueError(f"{what} have {array.shape[-1]} columns; {layout}")
+    if kind == "f":
+        if not np.all(np.isfinite(array)) or np.any(array != np.floor(array)):
+            raise ValueError(f"{what} must hold whole counts; found fractional or non-finite "
+                             "values")
+        if array.size and np.abs(array).max() >= 2.0 ** 63:
+            raise ValueError(f"{what} hold counts too large for int64")
+    elif kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{what} hold counts too large for int64")
+    return np.ascontiguousarray(array, dtype=np.int64)
+
+
 def check_bootstrap(n_bootstrap) -> int:
     """``corpus_score``'s ``n_bootstrap``: an int (TypeError otherwise)."""
     if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)):

@@ -25,7 +25,7 @@ from .._kernels.formula import (SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_N
                                 bleu_from_row, bleu_of_float32_sums, bleu_of_sums,
                                 bleu_per_row)
 from .._limits import MAX_NGRAM_ORDER_LIMIT
-from .base import Formula
+from .base import Formula, checked_counts
 from .bleu_score import BLEUScore
 
 #: Smoothing methods and their default values (Chen & Cherry, 2014), as sacrebleu names them.
@@ -219,31 +219,10 @@ class BLEUFormula(Formula):
             counts that no text gives; the message names the first bad row
             and column and the rule it breaks.
         """
-        if isinstance(stats, (str, bytes)):
-            raise TypeError(f"{what} must be an integer array (BLEU.segment_statistics), got "
-                            f"{type(stats).__name__}")
-        array = np.asarray(stats)
-        kind = array.dtype.kind
-        if kind not in "iuf":
-            raise TypeError(f"{what} must be an integer array (BLEU.segment_statistics), got "
-                            f"dtype {array.dtype}")
-        if array.ndim != ndim:
-            shape = ("2-D, one row per segment" if ndim == 2 else
-                     f"one row of {self.row_width} counts")
-            raise ValueError(f"{what} must be {shape}; got shape {array.shape}")
-        if array.shape[-1] != self.row_width:
-            raise ValueError(f"{what} have {array.shape[-1]} columns; max_ngram_order "
-                             f"{self.max_order} needs {self.row_width} ([hyp_len, ref_len, "
-                             f"{self.max_order} matches, {self.max_order} totals])")
-        if kind == "f":
-            if not np.all(np.isfinite(array)) or np.any(array != np.floor(array)):
-                raise ValueError(f"{what} must hold whole counts; found fractional or "
-                                 "non-finite values")
-            if array.size and np.abs(array).max() >= 2.0 ** 63:
-                raise ValueError(f"{what} hold counts too large for int64")
-        elif kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
-            raise ValueError(f"{what} hold counts too large for int64")
-        checked = np.ascontiguousarray(array, dtype=np.int64)
+        checked = checked_counts(
+            stats, what, ndim, self.row_width, "BLEU.segment_statistics",
+            f"max_ngram_order {self.max_order} needs {self.row_width} ([hyp_len, ref_len, "
+            f"{self.max_order} matches, {self.max_order} totals])")
         if not checked.size:
             return checked
         rows = checked.reshape(-1, self.row_width)

@@ -18,7 +18,7 @@ import numpy as np
 from .._kernels.chrf_formula import (chrf_of_float32_sums, chrf_of_sums, chrf_per_row,
                                      f_score)
 from .._limits import MAX_NGRAM_ORDER_LIMIT
-from .base import Formula
+from .base import Formula, checked_counts
 from .chrf_score import CHRFScore, chrf_name
 
 
@@ -135,31 +135,10 @@ class CHRFFormula(Formula):
             For another shape or width, fractional or non-finite values, or
             counts no text gives; the message names the row and column.
         """
-        if isinstance(stats, (str, bytes)):
-            raise TypeError(f"{what} must be an integer array (CHRF.segment_statistics), got "
-                            f"{type(stats).__name__}")
-        array = np.asarray(stats)
-        kind = array.dtype.kind
-        if kind not in "iuf":
-            raise TypeError(f"{what} must be an integer array (CHRF.segment_statistics), got "
-                            f"dtype {array.dtype}")
-        if array.ndim != ndim:
-            shape = ("2-D, one row per segment" if ndim == 2 else
-                     f"one row of {self.row_width} counts")
-            raise ValueError(f"{what} must be {shape}; got shape {array.shape}")
-        if array.shape[-1] != self.row_width:
-            raise ValueError(f"{what} have {array.shape[-1]} columns; char_order "
-                             f"{self.char_order} and word_order {self.word_order} need "
-                             f"{self.row_width} ([hyp, ref, match] per order)")
-        if kind == "f":
-            if not np.all(np.isfinite(array)) or np.any(array != np.floor(array)):
-                raise ValueError(f"{what} must hold whole counts; found fractional or "
-                                 "non-finite values")
-            if array.size and np.abs(array).max() >= 2.0 ** 63:
-                raise ValueError(f"{what} hold counts too large for int64")
-        elif kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
-            raise ValueError(f"{what} hold counts too large for int64")
-        checked = np.ascontiguousarray(array, dtype=np.int64)
+        checked = checked_counts(
+            stats, what, ndim, self.row_width, "CHRF.segment_statistics",
+            f"char_order {self.char_order} and word_order {self.word_order} need "
+            f"{self.row_width} ([hyp, ref, match] per order)")
         if not checked.size:
             return checked
         rows = checked.reshape(-1, self.row_width)
