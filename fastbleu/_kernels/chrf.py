@@ -140,6 +140,23 @@ def _find(keys, stamps, key, stamp, shift, mask):
 
 
 @njit(cache=True, nogil=True)
+def _count(keys, stamps, slot_id, counts, hit, key, stamp, shift, mask, ids):
+    """Count one more reference n-gram ``key`` in the hashed table (a new one gets the id
+    ``ids``); return its id and the next free id."""
+    slot = _find(keys, stamps, key, stamp, shift, mask)
+    if stamps[slot] == stamp:
+        ident = slot_id[slot]
+        counts[ident] += 1
+        return ident, ids
+    stamps[slot] = stamp
+    keys[slot] = key
+    slot_id[slot] = ids
+    counts[ids] = 1
+    hit[ids] = False
+    return ids, ids + 1
+
+
+@njit(cache=True, nogil=True)
 def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, column):
     """Write ``[hyp, ref, match]`` of orders ``1..orders`` to ``out[column:]``; return the
     last stamp used.
@@ -187,19 +204,8 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                         hit[unit] = False
                     ref_id[p] = np.int64(unit)
                     continue
-                slot = _find(keys, stamps, unit, stamp, shift, mask)
-                if stamps[slot] == stamp:
-                    ident = slot_id[slot]
-                    counts[ident] += 1
-                else:
-                    stamps[slot] = stamp
-                    keys[slot] = ref[p]
-                    ident = ids
-                    slot_id[slot] = ident
-                    counts[ident] = 1
-                    hit[ident] = False
-                    ids += 1
-                ref_id[p] = ident
+                ref_id[p], ids = _count(keys, stamps, slot_id, counts, hit, unit, stamp, shift,
+                                        mask, ids)
                 continue
             prefix = ref_id[p]
             if prefix < 0 or ref_id[p + 1] < 0:
@@ -218,19 +224,8 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                 ident = next_id[prefix]
                 counts[ident] += 1
             else:
-                key = _prefixed(prefix, unit, exact)
-                slot = _find(keys, stamps, key, stamp, shift, mask)
-                if stamps[slot] == stamp:
-                    ident = slot_id[slot]
-                    counts[ident] += 1
-                else:
-                    stamps[slot] = stamp
-                    keys[slot] = key
-                    ident = ids
-                    slot_id[slot] = ident
-                    counts[ident] = 1
-                    hit[ident] = False
-                    ids += 1
+                ident, ids = _count(keys, stamps, slot_id, counts, hit,
+                                    _prefixed(prefix, unit, exact), stamp, shift, mask, ids)
             ref_id[p] = ident
         # The hypothesis's n-grams: a match while the reference's count lasts.
         match = 0
