@@ -14,7 +14,7 @@ from ..text import TextColumn, as_text_column
 from ..tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
                           get_tokenizer)
 from .base import Metric, check_bootstrap
-from .inputs import reference_streams
+from .inputs import reference_streams, sentence_streams
 from .bleu_formula import SMOOTH_DEFAULTS, BLEUFormula
 from .bleu_score import BLEUScore, BLEUSignature
 
@@ -295,13 +295,10 @@ class BLEU(Metric):
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
         """BLEU of one hypothesis against its references (``None`` = missing)."""
-        if not isinstance(hypothesis, str):
-            raise TypeError(f"hypothesis must be a str, got {type(hypothesis).__name__}")
-        if isinstance(references, str) or not isinstance(references, Sequence):
-            raise TypeError("references must be a sequence of strings, one per reference")
+        hyps, streams = sentence_streams(hypothesis, references)
         if not self.effective_order:
             logger.warning("It is recommended to enable `effective_order` for sentence-level BLEU.")
-        stats = self.segment_statistics([hypothesis], [[ref] for ref in references])
+        stats = self.segment_statistics(hyps, streams)
         return self.formula.score(stats[0], check=False)
 
     def sentence_scores(self, hypotheses, references=None) -> np.ndarray:

@@ -12,7 +12,7 @@ from ..text import TextColumn, as_text_column, lowercase as lowercase_column
 from .base import Metric, check_bootstrap
 from .chrf_formula import CHRFFormula
 from .chrf_score import CHRFScore, CHRFSignature
-from .inputs import reference_streams
+from .inputs import reference_streams, sentence_streams
 
 
 class CHRF(Metric):
@@ -221,11 +221,8 @@ class CHRF(Metric):
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> CHRFScore:
         """chrF of one hypothesis against its references (``None`` = missing)."""
-        if not isinstance(hypothesis, str):
-            raise TypeError(f"hypothesis must be a str, got {type(hypothesis).__name__}")
-        if isinstance(references, str) or not isinstance(references, Sequence):
-            raise TypeError("references must be a sequence of strings, one per reference")
-        stats = self.segment_statistics([hypothesis], [[ref] for ref in references])
+        hyps, streams = sentence_streams(hypothesis, references)
+        stats = self.segment_statistics(hyps, streams)
         return self.formula.score(stats[0], check=False)
 
     def sentence_scores(self, hypotheses, references=None) -> np.ndarray:

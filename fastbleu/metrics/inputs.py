@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..text import TextColumn, as_text_column
+
+
+def sentence_streams(hypothesis, references) -> tuple[list[str], list[list]]:
+    """``sentence_score``'s arguments as one segment: ``([hypothesis], [[ref], ...])``.
+
+    Raises
+    ------
+    TypeError
+        If ``hypothesis`` is not a str or ``references`` not a sequence of
+        strings (``None`` entries are missing references).
+    """
+    if not isinstance(hypothesis, str):
+        raise TypeError(f"hypothesis must be a str, got {type(hypothesis).__name__}")
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise TypeError("references must be a sequence of strings, one per reference")
+    return [hypothesis], [[ref] for ref in references]
 
 
 def reference_streams(references, n_segments: int | None) -> list[TextColumn]:
