@@ -223,3 +223,37 @@ def test_whitespace_alphabet_is_python_whitespace():
         ours, theirs = CHRF(whitespace=whitespace), SacreCHRF(whitespace=whitespace)
         assert ours.segment_statistics([hyp], [["a b"]]).tolist() == \
             _sacre_rows(theirs, [hyp], [["a b"]])
+
+
+def test_python_lists_are_converted_a_batch_at_a_time():
+    """Lists longer than a batch are converted batch by batch while the kernels run: the
+    score, num_refs and every error message are those of the whole input at once."""
+    import pyarrow as pa
+
+    from fastbleu.statistics import BATCH_SIZE
+
+    n = BATCH_SIZE + 1_000
+    rng = np.random.default_rng(3)
+    words = np.array(["the", "cat", "sat", "(on)", "mat.", "é", "中文", ""])
+    hyps = [" ".join(rng.choice(words, rng.integers(0, 8))) for _ in range(n)]
+    first = [" ".join(rng.choice(words, rng.integers(1, 8))) for _ in range(n)]
+    second = [None if i % 5 else "the mat" for i in range(n)]
+    for refs in ([first], [first, second]):
+        listed = CHRF(word_order=2)
+        score = listed.corpus_score(hyps, refs)
+        arrow = CHRF(word_order=2)
+        assert score.score == arrow.corpus_score(pa.array(hyps),
+                                                 [pa.array(r) for r in refs]).score
+        assert score.score == arrow.formula.score(
+            arrow.segment_statistics(hyps, refs).sum(axis=0)).score
+        assert listed.num_refs == arrow.num_refs == (1 if len(refs) == 1 else -1)
+    bad = list(hyps)
+    bad[BATCH_SIZE + 7] = None
+    with pytest.raises(TypeError, match=f"hypotheses\\[{BATCH_SIZE + 7}\\] is None"):
+        CHRF().corpus_score(bad, [first])
+    holes = list(first)
+    holes[BATCH_SIZE + 9] = None
+    with pytest.raises(ValueError, match=f"segment {BATCH_SIZE + 9} has no reference"):
+        CHRF().corpus_score(hyps, [holes, [None] * n])
+    with pytest.raises(ValueError, match=f"references\\[0\\] has {n - 1} segments"):
+        CHRF().corpus_score(hyps, [first[:-1]])

@@ -48,7 +48,7 @@ from numba import njit
 
 from .chrf_formula import f_score
 from .hashing import extend_key, hash_bytes, table_slot
-from .threads import for_chunks
+from .threads import submit_chunks
 from .tokenize_13a import _CLASS_SPLIT, _MAYBE_SPACE, _SPACE
 from .tokenize_unicode import _is_space_at, _utf8_length
 
@@ -329,7 +329,8 @@ def _statistics_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end
 
 def chrf_statistics(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end, char_order,
                     word_order, whitespace, factor, one_plus_factor, eps_smoothing, out):
-    """Fill ``out`` (int64, ``(n, 3 * (char_order + word_order))``) on the thread pool.
+    """Start filling ``out`` (int64, ``(n, 3 * (char_order + word_order))``) on the thread
+    pool; return the futures to wait on (none when the work was done here and now).
 
     Segment ``i``'s hypothesis is ``hyp_data[hyp_start[i]:hyp_end[i]]``
     (UTF-8, already lowercased if asked); reference ``r`` is
@@ -338,7 +339,7 @@ def chrf_statistics(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end, 
     ``factor`` and ``one_plus_factor`` are ``beta ** 2`` and ``1 + beta ** 2``
     as floats, for choosing among several references.
     """
-    for_chunks(_statistics_chunk, out.shape[0], hyp_data, hyp_start, hyp_end, ref_data,
-               ref_start, ref_end, np.int64(char_order), np.int64(word_order), bool(whitespace),
-               float(factor), float(one_plus_factor), bool(eps_smoothing), out,
-               min_chunk=1024)
+    return submit_chunks(_statistics_chunk, out.shape[0], hyp_data, hyp_start, hyp_end,
+                         ref_data, ref_start, ref_end, np.int64(char_order),
+                         np.int64(word_order), bool(whitespace), float(factor),
+                         float(one_plus_factor), bool(eps_smoothing), out, min_chunk=1024)

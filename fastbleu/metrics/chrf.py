@@ -156,31 +156,79 @@ class CHRF(Metric):
 
     def _statistics(self, hyps: TextColumn, refs: list[TextColumn], prepared: bool):
         out = np.empty((len(hyps), self.formula.row_width), dtype=np.int64)
-        for _ in self._batches(hyps, refs, prepared, out):
+        for _ in self._batches(_sliced(hyps, refs, prepared), out):
             pass
         return out
 
-    def _batches(self, hyps: TextColumn, refs: list[TextColumn], prepared: bool, out=None):
-        """Compute the statistics of consecutive batches of segments and yield each batch's
-        rows: views of ``out`` (all rows) if given, else of one batch-sized buffer reused
-        for every batch, so that scratch is bounded by a batch."""
+    def _batches(self, text_batches, out=None):
+        """Compute the statistics of each batch of ``text_batches`` and yield its rows.
+
+        Rows are views of ``out`` (all rows) if given, else of two batch-sized
+        buffers used in turn, so that scratch is bounded by a batch.  A
+        batch's kernels run on the thread pool while the next batch is
+        converted (Python lists become text a batch at a time, see
+        :meth:`_list_batches`); its rows are yielded once they are done.
+        """
         formula = self.formula
-        n = len(hyps)
         orders, factor, one_plus_factor, eps_smoothing = formula.kernel_args
-        buffer = out if out is not None else \
-            np.empty((min(n, BATCH_SIZE), formula.row_width), dtype=np.int64)
-        for first in range(0, n, BATCH_SIZE):
-            last = min(n, first + BATCH_SIZE)
-            hyp = self._prepared(hyps.slice(first, last))
-            streams = [stream.slice(first, last) for stream in refs]
+        buffers = []
+        first = 0
+        pending = None
+        for hyp, streams, prepared in text_batches:
+            size = len(hyp)
+            hyp = self._prepared(hyp)
             if not prepared:
                 streams = [self._prepared(stream) for stream in streams]
             ref_data, ref_start, ref_end = _stacked(streams)
-            rows = out[first:last] if out is not None else buffer[:last - first]
-            chrf_statistics(hyp.data, hyp.offsets[:-1], hyp.offsets[1:], ref_data, ref_start,
-                            ref_end, formula.char_order, formula.word_order, self.whitespace,
-                            factor, one_plus_factor, eps_smoothing, rows)
-            yield rows
+            if out is not None:
+                rows = out[first:first + size]
+            else:  # the first batch is the largest; the kernels of one run while the
+                # caller reads the rows of the other
+                if not buffers:
+                    buffers = [np.empty((size, formula.row_width), dtype=np.int64)
+                               for _ in range(2)]
+                rows = buffers[0][:size]
+                buffers.reverse()
+            futures = chrf_statistics(hyp.data, hyp.offsets[:-1], hyp.offsets[1:], ref_data,
+                                      ref_start, ref_end, formula.char_order,
+                                      formula.word_order, self.whitespace, factor,
+                                      one_plus_factor, eps_smoothing, rows)
+            first += size
+            if pending is not None:
+                yield _finished(*pending)
+            pending = (futures, rows, hyp, ref_data)  # the kernels' inputs stay alive
+        if pending is not None:
+            yield _finished(*pending)
+
+    def _list_batches(self, hypotheses, references):
+        """Python lists of segments converted a batch at a time (``None`` if the inputs are
+        not such lists); sets ``num_refs`` once every batch has been read.
+
+        A batch that cannot be converted sends the whole input through
+        :meth:`_prepare`, so that an error names the segment as it would
+        without batches.
+        """
+        n = len(hypotheses) if isinstance(hypotheses, list) else 0
+        if n <= BATCH_SIZE or not isinstance(references, (list, tuple)) or not references \
+                or not all(isinstance(s, (list, tuple)) and len(s) == n for s in references):
+            return None
+
+        def batches():
+            counts = set()
+            for first in range(0, n, BATCH_SIZE):
+                last = min(n, first + BATCH_SIZE)
+                try:
+                    hyps = as_text_column(hypotheses[first:last], "hypotheses")
+                    streams = reference_streams([s[first:last] for s in references],
+                                                last - first)
+                    counts.add(check_references(reference_presence(streams)))
+                except (TypeError, ValueError):
+                    self._prepare(hypotheses, references)  # the whole input's message
+                    raise
+                yield hyps, streams, False
+            self.num_refs = counts.pop() if len(counts) == 1 else -1
+
+        return batches()
 
     def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> CHRFSignature:
         """The signature for ``num_refs`` references per segment (``-1``: varies);
@@ -212,10 +260,12 @@ class CHRF(Metric):
             from .confidence import score_with_confidence
 
             return score_with_confidence(self, hypotheses, references, n_bootstrap)
-        hyps, refs, prepared = self._prepare(hypotheses, references)
+        text_batches = self._list_batches(hypotheses, references)
+        if text_batches is None:
+            text_batches = _sliced(*self._prepare(hypotheses, references))
         formula = self.formula
         total = np.zeros(formula.row_width, dtype=np.int64)
-        for rows in self._batches(hyps, refs, prepared):  # a batch's rows at a time
+        for rows in self._batches(text_batches):  # a batch's rows at a time
             total += rows.sum(axis=0)
         return formula.score(total, check=False)
 
@@ -237,6 +287,20 @@ class CHRF(Metric):
             float64, one score per segment.
         """
         return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
+
+
+def _sliced(hyps: TextColumn, refs: list[TextColumn], prepared: bool):
+    """Converted columns, a batch of segments at a time: ``(hyps, refs, prepared)`` each."""
+    for first in range(0, len(hyps), BATCH_SIZE):
+        last = min(len(hyps), first + BATCH_SIZE)
+        yield hyps.slice(first, last), [stream.slice(first, last) for stream in refs], prepared
+
+
+def _finished(futures, rows, *inputs) -> np.ndarray:
+    """``rows`` once the kernels writing them are done."""
+    for future in futures:
+        future.result()
+    return rows
 
 
 def _stacked(streams: list[TextColumn]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
