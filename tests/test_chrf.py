@@ -247,6 +247,9 @@ def test_python_lists_are_converted_a_batch_at_a_time():
         assert score.score == arrow.formula.score(
             arrow.segment_statistics(hyps, refs).sum(axis=0)).score
         assert listed.num_refs == arrow.num_refs == (1 if len(refs) == 1 else -1)
+        np.testing.assert_array_equal(CHRF(word_order=2).sentence_scores(hyps, refs),
+                                      arrow.sentence_scores(pa.array(hyps),
+                                                            [pa.array(r) for r in refs]))
     bad = list(hyps)
     bad[BATCH_SIZE + 7] = None
     with pytest.raises(TypeError, match=f"hypotheses\\[{BATCH_SIZE + 7}\\] is None"):

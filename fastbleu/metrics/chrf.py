@@ -135,8 +135,13 @@ class CHRF(Metric):
             ``[hyp, ref, match]`` per order, character orders first, as
             sacrebleu's ``_extract_corpus_statistics`` returns them.
         """
-        hyps, refs, prepared = self._prepare(hypotheses, references)
-        return self._statistics(hyps, refs, prepared)
+        text_batches = self._list_batches(hypotheses, references)
+        if text_batches is None:
+            return self._statistics(*self._prepare(hypotheses, references))
+        out = np.empty((len(hypotheses), self.formula.row_width), dtype=np.int64)
+        for _ in self._batches(text_batches, out):
+            pass
+        return out
 
     def column_statistics(self, hypotheses: TextColumn, references, *, tokenizer=None,
                           buffers=None) -> np.ndarray:
