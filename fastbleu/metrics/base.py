@@ -341,9 +341,19 @@ class Metric(ABC):
     def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> Score:
         """The corpus score: the formula of the summed statistics."""
 
-    @abstractmethod
     def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
-        """The sentence score of every segment, float64."""
+        """The sentence score of every segment, vectorized: the formula of each row of
+        :meth:`segment_statistics`.
+
+        Element ``i`` equals ``sentence_score(hypotheses[i], [refs[i] for refs
+        in references]).score`` with the same options.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, one score per segment.
+        """
+        return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
 
     @abstractmethod
     def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> Signature:

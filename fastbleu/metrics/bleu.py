@@ -301,19 +301,6 @@ class BLEU(Metric):
         stats = self.segment_statistics(hyps, streams)
         return self.formula.score(stats[0], check=False)
 
-    def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
-        """Sentence BLEU of every segment, vectorized.
-
-        Element ``i`` equals ``sentence_score(hypotheses[i], [refs[i] for refs
-        in references]).score`` with the same options.
-
-        Returns
-        -------
-        numpy.ndarray
-            float64, one score per segment.
-        """
-        return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
-
     @staticmethod
     def compute_bleu(correct, total, sys_len: int, ref_len: int, smooth_method: str = "none",
                      smooth_value=None, effective_order: bool = False,
@@ -355,9 +342,3 @@ class BLEU(Metric):
         formula = BLEUFormula(max_ngram_order, smooth_method, smooth_value, effective_order)
         return formula.score(formula.check_rows(row, "compute_bleu's statistics", ndim=1),
                              check=False)
-
-    def get_signature(self) -> BLEUSignature:
-        """The signature of this configuration (needs references to have been seen)."""
-        if self.num_refs is None:
-            raise ValueError("Number of references unknown, please evaluate the metric first.")
-        return self.signature(self.num_refs, self.tokenizer_signature)
