@@ -135,13 +135,7 @@ class CHRF(Metric):
             ``[hyp, ref, match]`` per order, character orders first, as
             sacrebleu's ``_extract_corpus_statistics`` returns them.
         """
-        text_batches = self._list_batches(hypotheses, references)
-        if text_batches is None:
-            return self._statistics(*self._prepare(hypotheses, references))
-        out = np.empty((len(hypotheses), self.formula.row_width), dtype=np.int64)
-        for _ in self._batches(text_batches, out):
-            pass
-        return out
+        return self._statistics(*self._text_batches(hypotheses, references))
 
     def column_statistics(self, hypotheses: TextColumn, references, *, tokenizer=None,
                           buffers=None) -> np.ndarray:
@@ -157,11 +151,22 @@ class CHRF(Metric):
             int64, shape ``(len(hypotheses), formula.row_width)``.
         """
         check_references(reference_presence(references))
-        return self._statistics(hypotheses, references, False)
+        return self._statistics(_sliced(hypotheses, references, False), len(hypotheses))
 
-    def _statistics(self, hyps: TextColumn, refs: list[TextColumn], prepared: bool):
-        out = np.empty((len(hyps), self.formula.row_width), dtype=np.int64)
-        for _ in self._batches(_sliced(hyps, refs, prepared), out):
+    def _text_batches(self, hypotheses, references):
+        """The input a batch of text at a time (Python lists converted batch by batch, see
+        :meth:`_list_batches`; anything else converted and checked at once), and its
+        number of segments."""
+        batches = self._list_batches(hypotheses, references)
+        if batches is not None:
+            return batches, len(hypotheses)
+        hyps, refs, prepared = self._prepare(hypotheses, references)
+        return _sliced(hyps, refs, prepared), len(hyps)
+
+    def _statistics(self, text_batches, n: int) -> np.ndarray:
+        """All ``n`` rows of the statistics of ``text_batches``, in one array."""
+        out = np.empty((n, self.formula.row_width), dtype=np.int64)
+        for _ in self._batches(text_batches, out):
             pass
         return out
 
@@ -265,9 +270,7 @@ class CHRF(Metric):
             from .confidence import score_with_confidence
 
             return score_with_confidence(self, hypotheses, references, n_bootstrap)
-        text_batches = self._list_batches(hypotheses, references)
-        if text_batches is None:
-            text_batches = _sliced(*self._prepare(hypotheses, references))
+        text_batches, _ = self._text_batches(hypotheses, references)
         formula = self.formula
         total = np.zeros(formula.row_width, dtype=np.int64)
         for rows in self._batches(text_batches):  # a batch's rows at a time
@@ -280,18 +283,6 @@ class CHRF(Metric):
         stats = self.segment_statistics(hyps, streams)
         return self.formula.score(stats[0], check=False)
 
-    def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
-        """Sentence chrF of every segment, vectorized.
-
-        Element ``i`` equals ``sentence_score(hypotheses[i], [refs[i] for refs
-        in references]).score`` with the same options.
-
-        Returns
-        -------
-        numpy.ndarray
-            float64, one score per segment.
-        """
-        return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
 
 
 def _sliced(hyps: TextColumn, refs: list[TextColumn], prepared: bool):
