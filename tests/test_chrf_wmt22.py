@@ -11,6 +11,7 @@ from sacrebleu.metrics import CHRF as SacreCHRF
 
 from fastbleu import CHRF
 from conftest import WMT22, needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
+from test_wmt22 import _references  # one reference set per published metric: A, B, C, all
 
 pytestmark = needs_wmt22
 
@@ -21,15 +22,6 @@ def _published_rows():
         return []
     with open(path, encoding="utf-8") as handle:
         return list(csv.DictReader(handle, delimiter="\t"))
-
-
-def _references(pair: str, metric: str) -> list[list[str]]:
-    paths = wmt22_references(pair)
-    which = metric.split("-")[1]
-    if which != "all":
-        paths = [p for p in paths if f".ref.{which}." in p.name]
-    assert paths, f"no reference {which} for {pair}"
-    return [read_lines(p) for p in paths]
 
 
 def test_published_table_has_rows():

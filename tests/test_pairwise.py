@@ -17,6 +17,7 @@ from fastbleu import pairwise
 from fastbleu.pairwise import bleu_matrix, chrf_matrix
 from conftest import WMT22_TOKENIZER, needs_wmt22, read_lines, wmt22_system, wmt22_systems
 from test_properties import examples, line
+from test_chrf import chrf_options
 
 
 def _loop(metric, candidates, references=None):
@@ -81,14 +82,6 @@ def test_wmt22_matrices_equal_sacrebleu(pair):
 
 # -- random nasty text ------------------------------------------------------------------------
 
-chrf_options = st.fixed_dictionaries({
-    "char_order": st.integers(0, 7),
-    "word_order": st.integers(0, 3),
-    "beta": st.sampled_from([1, 2, 3, 0.5]),
-    "lowercase": st.booleans(),
-    "whitespace": st.booleans(),
-    "eps_smoothing": st.booleans(),
-}).filter(lambda o: o["char_order"] + o["word_order"] > 0)
 bleu_options = st.fixed_dictionaries({
     "tokenize": st.sampled_from(["13a", "none", "char", "intl", "zh"]),
     "lowercase": st.booleans(),
