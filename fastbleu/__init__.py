@@ -19,12 +19,13 @@ input errors do not wait for numba to start.
 from ._version import __version__
 
 __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "CHRF", "CHRFScore", "CHRFSignature",
-           "score_table", "significance", "__version__"]
+           "TER", "TERScore", "TERSignature", "score_table", "significance", "__version__"]
 
 _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
          "BLEUSignature": "metrics.bleu_score", "CHRF": "metrics.chrf",
          "CHRFScore": "metrics.chrf_score", "CHRFSignature": "metrics.chrf_score",
-         "score_table": "tables.scoring"}
+         "TER": "metrics.ter", "TERScore": "metrics.ter_score",
+         "TERSignature": "metrics.ter_score", "score_table": "tables.scoring"}
 
 
 def __getattr__(name):

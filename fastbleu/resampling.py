@@ -189,8 +189,10 @@ class _Metrics:
         self.n_systems = [len(stats) for stats in stats_by_metric]
         widths = [sum(block.shape[1] for block in stats) for stats in stats_by_metric]
         self.bounds = np.concatenate([[0], np.cumsum(widths)]).astype(int).tolist()
-        self.joined = _side_by_side(blocks if blocks is not None else
-                                    [b for stats in stats_by_metric for b in stats], dtype)
+        if blocks is None:  # sacrebleu's float32 sums start from its own statistics
+            blocks = [formula.float_statistics(b) if dtype == np.float32 else b
+                      for formula, stats in zip(self.formulas, stats_by_metric) for b in stats]
+        self.joined = _side_by_side(blocks, dtype)
 
     def outputs(self, n_samples: int) -> list[np.ndarray]:
         """One float64 ``(n_systems, n_samples)`` array per metric."""

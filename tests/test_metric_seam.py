@@ -287,7 +287,7 @@ def test_get_metric_builds_an_equivalent_bleu():
     assert str(ours) == str(theirs)
     assert str(metric.get_signature()) == str(plain.get_signature())
     assert get_metric("BLEU").formula == BLEUFormula() and metric_class("bleu") is BLEU
-    assert set(METRICS) == {"bleu", "chrf"}
+    assert set(METRICS) == {"bleu", "chrf", "ter"}
     from fastbleu.cli.parser import METRIC_NAMES
 
     assert set(METRIC_NAMES) == set(METRICS)  # -m offers every metric, and no other
@@ -295,7 +295,7 @@ def test_get_metric_builds_an_equivalent_bleu():
         metric = get_metric(key)
         assert metric.key == key and get_metric(key, **metric.options()).options() == \
             metric.options()
-    with pytest.raises(ValueError, match="unknown metric 'meteor'; available: bleu, chrf"):
+    with pytest.raises(ValueError, match="unknown metric .meteor.; available: bleu, chrf, ter"):
         get_metric("meteor")
 
 

@@ -15,7 +15,7 @@ from .._version import __version__
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 #: The metrics of ``-m`` (the keys of ``fastbleu.metrics.METRICS``, which imports nothing
 #: heavy either; a test checks that the two agree).
-METRIC_NAMES = ("bleu", "chrf")
+METRIC_NAMES = ("bleu", "chrf", "ter")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -116,6 +116,16 @@ def build_parser() -> argparse.ArgumentParser:
     chrf.add_argument("--chrf-eps-smoothing", action="store_true",
                       help="the epsilon smoothing of chrF++.py, NLTK and Moses instead of "
                            "effective order")
+    ter = parser.add_argument_group("TER")
+    ter.add_argument("--ter-case-sensitive", action="store_true",
+                     help="compute case-sensitive TER (default: lowercased)")
+    ter.add_argument("--ter-asian-support", action="store_true",
+                     help="with --ter-normalized or --ter-no-punct, split or remove CJK "
+                          "characters and punctuation")
+    ter.add_argument("--ter-no-punct", action="store_true",
+                     help="remove punctuation before TER")
+    ter.add_argument("--ter-normalized", action="store_true",
+                     help="Tercom's normalization (entities, punctuation, possessives)")
     text = parser.add_argument_group("text files")
     text.add_argument("-e", "--encoding", default="utf-8",
                       help="encoding of the text files (default: utf-8)")

@@ -127,7 +127,9 @@ def metric_options(args, bleu_options: dict) -> list[tuple[str, dict]]:
     chrf = {"char_order": args.chrf_char_order, "word_order": args.chrf_word_order,
             "beta": args.chrf_beta, "whitespace": args.chrf_whitespace,
             "lowercase": args.chrf_lowercase, "eps_smoothing": args.chrf_eps_smoothing}
-    options = {"bleu": bleu_options, "chrf": chrf}
+    ter = {"case_sensitive": args.ter_case_sensitive, "asian_support": args.ter_asian_support,
+           "no_punct": args.ter_no_punct, "normalized": args.ter_normalized}
+    options = {"bleu": bleu_options, "chrf": chrf, "ter": ter}
     if args.sentence_level:  # sacrebleu's -sl scores BLEU with effective order
         options["bleu"] = {**bleu_options, "effective_order": True}
     names = list(dict.fromkeys(args.metrics))

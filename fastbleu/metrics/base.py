@@ -170,6 +170,12 @@ class Formula(ABC):
             Column of ``out`` for ``sums[0]``.
         """
 
+    def float_statistics(self, rows: np.ndarray) -> np.ndarray:
+        """The rows as sacrebleu holds its statistics before its float32 bootstrap casts
+        them (by default the counts themselves; TER's mean reference length is a float
+        there, scaled to an integer here)."""
+        return rows
+
     def sentence_formula(self) -> Formula:
         """The formula of sentence-level scores (per-segment columns); by default itself."""
         return self

@@ -1,0 +1,398 @@
+"""Token ids -> TER statistics ``[edits, ref_length * AVERAGE_SCALE]``, one row per segment.
+
+Translation edit rate (Snover et al., 2006) as sacrebleu 2.6's
+``sacrebleu/metrics/lib_ter.py`` computes it, which follows Tercom: a greedy
+search that applies, one at a time, the block shift (a run of at most
+``MAX_SHIFT_SIZE`` hypothesis words moved to where the reference has them)
+that lowers a banded edit distance the most, until no shift helps; the
+edits are the shifts plus the edit distance of the shifted hypothesis.
+
+Every rule that can change a number is kept, in sacrebleu's order:
+
+* the edit distance is computed in a band around the length-scaled
+  diagonal (``BEAM_WIDTH`` cells each side, wider for very unequal
+  lengths; the last row is whole), cells outside it being ``INF``; ties
+  prefer a match or substitution, then a deletion, then an insertion, and
+  the alignment read back from that trace decides which words count as
+  errors and where a shifted block may go;
+* candidate shifts are visited in sacrebleu's order (hypothesis start,
+  reference start, growing length, then each target position once) and
+  ranked by (edit-distance gain, length, earliest start, earliest target),
+  the first best kept;
+* a sentence stops after ``MAX_SHIFT_CANDIDATES`` candidates in all, and
+  the best shift of the search that reaches that count is not applied.
+
+Two things sacrebleu does only for speed are done differently, with the
+same results: its trie cache of edit-distance rows becomes the rows of the
+current hypothesis, which every candidate shares up to the first word the
+shift moves; and a candidate's edit distance is abandoned as soon as a
+whole row's minimum (a lower bound of the final distance) shows that the
+candidate cannot become the best shift that lowers the distance, because
+a candidate that does not lower it is never applied.
+
+Tokens are compared by their 64-bit hashes (as BLEU's n-grams are).
+Segments run in chunks on the thread pool.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .counting import AVERAGE_SCALE
+from .threads import submit_chunks
+
+# sacrebleu's (Tercom's) limits
+MAX_SHIFT_SIZE = 10
+MAX_SHIFT_DIST = 50
+BEAM_WIDTH = 25
+MAX_SHIFT_CANDIDATES = 1000
+#: sacrebleu's ``_INT_INFINITY``: the cost of a cell outside the band.
+INF = 10 ** 16
+
+# Edit operations of the trace (sacrebleu's ' ', 's', 'i', 'd', 'x').
+_NOP = 0
+_SUB = 1
+_INS = 2  # consumes a reference word
+_DEL = 3  # consumes a hypothesis word
+_UNDEF = 4
+
+#: Segments per chunk of the thread pool: a segment costs tens of microseconds.
+MIN_CHUNK = 64
+
+
+@njit(cache=True, nogil=True)
+def _band(n, m):
+    """sacrebleu's length ratio and band half-width for ``n`` hypothesis and ``m`` reference
+    words (a shift keeps ``n``, so every candidate uses the same band)."""
+    ratio = m / n if n > 0 else 1.0
+    width = BEAM_WIDTH
+    if BEAM_WIDTH < ratio / 2:
+        width = int(math.ceil(ratio / 2 + BEAM_WIDTH))
+    return ratio, width
+
+
+@njit(cache=True, nogil=True)
+def _row_bounds(i, n, m, ratio, width):
+    """The columns ``[low, high)`` row ``i`` computes (the last row: all from ``low``)."""
+    diagonal = int(math.floor(i * ratio))
+    low = max(0, diagonal - width)
+    high = min(m + 1, diagonal + width)
+    if i == n:
+        high = m + 1
+    return low, high
+
+
+@njit(cache=True, nogil=True)
+def _edit_matrix(words, ref, n, m, ratio, width, cost, op):
+    """The banded edit-distance matrix of ``words`` against ``ref`` with each cell's
+    operation (row-major, ``m + 1`` columns); returns the distance."""
+    w = m + 1
+    for j in range(w):
+        cost[j] = j
+        op[j] = _INS
+    for i in range(1, n + 1):
+        row = i * w
+        above = row - w
+        for j in range(w):
+            cost[row + j] = INF
+            op[row + j] = _UNDEF
+        low, high = _row_bounds(i, n, m, ratio, width)
+        word = words[i - 1]
+        for j in range(low, high):
+            if j == 0:
+                cost[row] = cost[above] + 1
+                op[row] = _DEL
+                continue
+            # sacrebleu tries match/substitution, deletion, insertion, keeping the first
+            # strictly cheaper one: that order decides the trace, hence the alignment.
+            best = cost[row + j]
+            best_op = op[row + j]
+            if word == ref[j - 1]:
+                diagonal, diagonal_op = cost[above + j - 1], _NOP
+            else:
+                diagonal, diagonal_op = cost[above + j - 1] + 1, _SUB
+            if best > diagonal:
+                best, best_op = diagonal, diagonal_op
+            if best > cost[above + j] + 1:
+                best, best_op = cost[above + j] + 1, _DEL
+            if best > cost[row + j - 1] + 1:
+                best, best_op = cost[row + j - 1] + 1, _INS
+            cost[row + j] = best
+            op[row + j] = best_op
+    return cost[n * w + m]
+
+
+@njit(cache=True, nogil=True)
+def _alignment(op, n, m, path, align, hyp_errors, ref_errors):
+    """Read the trace back from the matrix's last cell; fill ``align`` (reference word ->
+    the hypothesis position before which it sits, sacrebleu's ``align``) and the
+    running error counts ``hyp_errors`` (``n + 1``) and ``ref_errors`` (``m + 1``).
+
+    Returns False if the trace meets a cell outside the band (sacrebleu raises).
+    """
+    w = m + 1
+    i, j, k = n, m, 0
+    while i > 0 or j > 0:
+        o = op[i * w + j]
+        path[k] = o
+        k += 1
+        if o == _NOP or o == _SUB:
+            i -= 1
+            j -= 1
+        elif o == _INS:
+            j -= 1
+        elif o == _DEL:
+            i -= 1
+        else:
+            return False
+    # sacrebleu flips the trace (insertions <-> deletions) and reads it forwards.
+    h, r = -1, -1
+    hyp_errors[0] = 0
+    ref_errors[0] = 0
+    for t in range(k - 1, -1, -1):
+        o = path[t]
+        if o == _NOP or o == _SUB:
+            error = 1 if o == _SUB else 0
+            h += 1
+            r += 1
+            align[r] = h
+            hyp_errors[h + 1] = hyp_errors[h] + error
+            ref_errors[r + 1] = ref_errors[r] + error
+        elif o == _DEL:
+            h += 1
+            hyp_errors[h + 1] = hyp_errors[h] + 1
+        else:
+            r += 1
+            align[r] = h
+            ref_errors[r + 1] = ref_errors[r] + 1
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _shift_into(words, n, start, length, target, out):
+    """``out`` = ``words`` with ``words[start:start + length]`` moved to ``target``, as
+    sacrebleu's ``_perform_shift`` slices (including its third case, a target inside
+    or just after the block)."""
+    k = 0
+    if target < start:
+        pieces = ((0, target), (start, start + length), (target, start),
+                  (start + length, n))
+    elif target > start + length:
+        pieces = ((0, start), (start + length, target), (start, start + length),
+                  (target, n))
+    else:
+        middle = min(n, length + target)
+        pieces = ((0, start), (start + length, middle), (start, start + length),
+                  (middle, n))
+    for low, high in pieces:
+        for t in range(low, high):
+            out[k] = words[t]
+            k += 1
+
+
+@njit(cache=True, nogil=True)
+def _shifted_distance(shifted, ref, n, m, ratio, width, cost, first, limit, buffer_a, buffer_b):
+    """The banded edit distance of ``shifted``, from row ``first`` of ``cost`` (the rows
+    of a hypothesis with the same first ``first`` words) on; any value above ``limit``
+    once a whole row's minimum exceeds ``limit`` (no later cell can be lower).
+
+    Only the band of a row is computed, and only the cells the next row reads outside
+    it are set to ``INF`` (sacrebleu's rows are ``INF`` outside the band).
+    """
+    w = m + 1
+    above = cost[first * w:(first + 1) * w]  # whole: INF outside its band
+    lowest = INF
+    for j in range(w):
+        lowest = min(lowest, above[j])
+    if lowest > limit:
+        return lowest
+    row = buffer_a
+    above_high = w
+    in_a = True
+    for i in range(first + 1, n + 1):
+        low, high = _row_bounds(i, n, m, ratio, width)
+        for j in range(above_high, high):
+            above[j] = INF
+        if low > 0:
+            row[low - 1] = INF
+        word = shifted[i - 1]
+        lowest = INF
+        for j in range(low, high):
+            if j == 0:
+                value = above[0] + 1
+            else:
+                value = min(INF, above[j - 1] + (0 if word == ref[j - 1] else 1))
+                value = min(value, above[j] + 1)
+                value = min(value, row[j - 1] + 1)
+            row[j] = value
+            lowest = min(lowest, value)
+        if lowest > limit:
+            return lowest
+        above_high = high
+        above = row
+        in_a = not in_a
+        row = buffer_a if in_a else buffer_b
+    return above[m]
+
+
+@njit(cache=True, nogil=True)
+def _better(length, start, target, best_length, best_start, best_target):
+    """sacrebleu's tie-break among shifts of equal gain: longer, then earlier start, then
+    earlier target."""
+    if length != best_length:
+        return length > best_length
+    if start != best_start:
+        return start < best_start
+    return target < best_target
+
+
+@njit(cache=True, nogil=True)
+def translation_edits(hyp, ref, scratch):
+    """sacrebleu's ``translation_edit_rate(hyp, ref)[0]``: shifts plus the edit distance
+    of the shifted hypothesis (-1 if a trace leaves the band, where sacrebleu raises).
+
+    ``scratch`` is a :func:`new_scratch` at least as large as these two segments need.
+    """
+    n, m = hyp.size, ref.size
+    if m == 0:
+        return n
+    words, shifted, path, align, hyp_errors, ref_errors, rows, cost, op = scratch
+    ratio, width = _band(n, m)
+    w = m + 1
+    for t in range(n):
+        words[t] = hyp[t]
+    buffer_a, buffer_b = rows[:w], rows[w:2 * w]
+    shifts = 0
+    checked = 0
+    while True:
+        distance = _edit_matrix(words, ref, n, m, ratio, width, cost, op)
+        if not _alignment(op, n, m, path, align, hyp_errors, ref_errors):
+            return -1
+        # The best shift that lowers the distance: gain, length, start, target.  One that
+        # does not lower it is never applied, so it need not be ranked.
+        gain = 0
+        best_length, best_start, best_target = 0, 0, 0
+        full = False
+        for start_h in range(n):
+            for start_r in range(max(0, start_h - MAX_SHIFT_DIST),
+                                 min(m, start_h + MAX_SHIFT_DIST + 1)):
+                length = 0
+                while length < MAX_SHIFT_SIZE and words[start_h + length] == \
+                        ref[start_r + length]:
+                    length += 1
+                    # sacrebleu shifts only a block with a wrong hypothesis word, to a
+                    # place with a wrong reference word, outside the block itself.
+                    if hyp_errors[start_h + length] != hyp_errors[start_h] and \
+                            ref_errors[start_r + length] != ref_errors[start_r] and \
+                            not start_h <= align[start_r] < start_h + length:
+                        previous = -1
+                        for offset in range(-1, length):
+                            target = 0 if start_r + offset == -1 else \
+                                align[start_r + offset] + 1
+                            if target == previous:
+                                continue
+                            previous = target
+                            checked += 1
+                            wins_ties = gain == 0 or _better(length, start_h, target,
+                                                             best_length, best_start,
+                                                             best_target)
+                            # the largest distance with which this shift would be the best
+                            limit = distance - gain - (0 if wins_ties else 1)
+                            if gain == 0:
+                                limit = distance - 1
+                            _shift_into(words, n, start_h, length, target, shifted)
+                            new = _shifted_distance(shifted, ref, n, m, ratio, width, cost,
+                                                    min(start_h, target), limit, buffer_a,
+                                                    buffer_b)
+                            if new <= limit:
+                                gain = distance - new
+                                best_length, best_start, best_target = \
+                                    length, start_h, target
+                        if checked >= MAX_SHIFT_CANDIDATES:
+                            full = True
+                            break
+                    if n == start_h + length or m == start_r + length:
+                        break
+                if full:
+                    break
+            if full:
+                break
+        # sacrebleu checks the count before the gain: the search that reaches it
+        # applies nothing.
+        if full or gain <= 0:
+            break
+        _shift_into(words, n, best_start, best_length, best_target, shifted)
+        for t in range(n):
+            words[t] = shifted[t]
+        shifts += 1
+    return shifts + distance
+
+
+@njit(cache=True, nogil=True)
+def _scratch(n, m, cells):
+    """Work arrays of :func:`translation_edits` for at most ``n`` hypothesis and ``m``
+    reference words and ``cells`` matrix cells (``(n + 1) * (m + 1)`` of one pair)."""
+    return (np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(n + m, np.int8),
+            np.empty(m, np.int64), np.empty(n + 1, np.int64), np.empty(m + 1, np.int64),
+            np.empty(2 * (m + 1), np.int64), np.empty(cells, np.int64),
+            np.empty(cells, np.int8))
+
+
+def new_scratch(n: int, m: int):
+    """Work arrays for :func:`translation_edits` on a segment of ``n`` hypothesis and
+    ``m`` reference words (or fewer)."""
+    return _scratch(max(n, 1), max(m, 1), (max(n, 1) + 1) * (max(m, 1) + 1))
+
+
+@njit(cache=True, nogil=True)
+def _statistics_chunk(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, out,
+                      first, last):
+    """``out[i] = [edits, ref_length * AVERAGE_SCALE]`` for segments ``first..last``.
+
+    The edits are the fewest of any present reference (count >= 0); the reference
+    length is the mean over them, times ``AVERAGE_SCALE`` (exact for up to 16
+    references).  ``edits`` is -1 where sacrebleu would raise (see
+    :func:`translation_edits`).  Scratch grows to the largest segment of the chunk.
+    """
+    cap_n, cap_m, cap_cells = 1, 1, 4
+    scratch = _scratch(cap_n, cap_m, cap_cells)
+    for i in range(first, last):
+        n = hyp_count[i]
+        hyp = hyp_hashes[hyp_start[i]:hyp_start[i] + n]
+        best = -2
+        total = 0
+        present = 0
+        for r in range(ref_start.shape[0]):
+            m = ref_count[r, i]
+            if m < 0:
+                continue
+            present += 1
+            total += m
+            cells = (n + 1) * (m + 1)
+            if n > cap_n or m > cap_m or cells > cap_cells:
+                cap_n, cap_m, cap_cells = max(cap_n, n), max(cap_m, m), max(cap_cells, cells)
+                scratch = _scratch(cap_n, cap_m, cap_cells)
+            edits = translation_edits(hyp, ref_hashes[ref_start[r, i]:ref_start[r, i] + m],
+                                      scratch)
+            if edits < 0:
+                best = -1
+                break
+            if best == -2 or edits < best:
+                best = edits
+        out[i, 0] = best
+        out[i, 1] = total * (AVERAGE_SCALE // max(present, 1))
+
+
+def ter_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, out):
+    """Fill ``out`` (int64, ``(n, 2)``) with TER statistics on the thread pool.
+
+    Hypothesis ``i`` is ``hyp_hashes[hyp_start[i]:hyp_start[i] + hyp_count[i]]``;
+    reference ``r`` likewise with ``ref_start[r, i]`` and ``ref_count[r, i]``, a
+    count below zero marking a missing reference.  The caller checks that every
+    segment has between 1 and 16 references and that no pair's matrix is too large.
+    """
+    for future in submit_chunks(_statistics_chunk, out.shape[0], hyp_hashes, hyp_start,
+                                hyp_count, ref_hashes, ref_start, ref_count, out,
+                                min_chunk=MIN_CHUNK):
+        future.result()
