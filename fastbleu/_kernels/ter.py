@@ -22,13 +22,23 @@ Every rule that can change a number is kept, in sacrebleu's order:
 * a sentence stops after ``MAX_SHIFT_CANDIDATES`` candidates in all, and
   the best shift of the search that reaches that count is not applied.
 
-Two things sacrebleu does only for speed are done differently, with the
-same results: its trie cache of edit-distance rows becomes the rows of the
-current hypothesis, which every candidate shares up to the first word the
-shift moves; and a candidate's edit distance is abandoned as soon as a
-whole row's minimum (a lower bound of the final distance) shows that the
-candidate cannot become the best shift that lowers the distance, because
-a candidate that does not lower it is never applied.
+What sacrebleu does only for speed is done differently, with the same
+results:
+
+* its trie cache of edit-distance rows becomes the rows of the current
+  hypothesis, which every candidate shares up to the first word the shift
+  moves;
+* a candidate's edit distance is abandoned as soon as a whole row's
+  minimum (a lower bound of the final distance) shows that the candidate
+  cannot become the best shift that lowers the distance, because a
+  candidate that does not lower it is never applied;
+* when the band holds the whole matrix (references of up to about 24
+  words, most sentences) and the reference fits in 63 bits, a candidate's
+  distance is plain Levenshtein's and is computed a row per machine word,
+  with the bit-parallel algorithm of Myers (1999) in Hyyrö's form for
+  global distance; the rows of the current hypothesis are kept, so each
+  candidate again starts where the shift begins.  Only the trace, which
+  needs each cell's operation, uses the full matrix.
 
 Tokens are compared by their 64-bit hashes (as BLEU's n-grams are).
 Segments run in chunks on the thread pool.
@@ -94,10 +104,13 @@ def _edit_matrix(words, ref, n, m, ratio, width, cost, op):
     for i in range(1, n + 1):
         row = i * w
         above = row - w
-        for j in range(w):
+        low, high = _row_bounds(i, n, m, ratio, width)
+        for j in range(low):  # outside the band (inside, every cell is written below)
             cost[row + j] = INF
             op[row + j] = _UNDEF
-        low, high = _row_bounds(i, n, m, ratio, width)
+        for j in range(high, w):
+            cost[row + j] = INF
+            op[row + j] = _UNDEF
         word = words[i - 1]
         for j in range(low, high):
             if j == 0:
@@ -106,8 +119,8 @@ def _edit_matrix(words, ref, n, m, ratio, width, cost, op):
                 continue
             # sacrebleu tries match/substitution, deletion, insertion, keeping the first
             # strictly cheaper one: that order decides the trace, hence the alignment.
-            best = cost[row + j]
-            best_op = op[row + j]
+            best = INF
+            best_op = _UNDEF
             if word == ref[j - 1]:
                 diagonal, diagonal_op = cost[above + j - 1], _NOP
             else:
@@ -236,6 +249,75 @@ def _shifted_distance(shifted, ref, n, m, ratio, width, cost, first, limit, buff
     return above[m]
 
 
+_ONE = np.uint64(1)
+
+
+@njit(cache=True, nogil=True)
+def _unbanded(n, m, ratio, width):
+    """Whether the band holds every cell (then the distance is plain Levenshtein's) and the
+    reference fits in a machine word: the case of the bit-parallel distance."""
+    if m > 63:
+        return False
+    for i in range(1, n + 1):
+        low, high = _row_bounds(i, n, m, ratio, width)
+        if low != 0 or high != m + 1:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def _match_masks(words, n, ref, m, masks):
+    """``masks[i]``: bit ``j`` set where ``ref[j] == words[i]``."""
+    for i in range(n):
+        mask = np.uint64(0)
+        word = words[i]
+        for j in range(m):
+            if ref[j] == word:
+                mask |= _ONE << np.uint64(j)
+        masks[i] = mask
+
+
+@njit(cache=True, nogil=True)
+def _bit_row(mask, positive, negative, score, top):
+    """One row of the Levenshtein matrix, a machine word at a time (Myers, 1999, in Hyyrö's
+    global-distance form): ``positive``/``negative`` flag the columns where the row rises
+    or falls by one from the column before, ``score`` is its last cell, ``mask`` the
+    columns whose reference word equals this row's word."""
+    x = mask | negative
+    d0 = (((x & positive) + positive) ^ positive) | x
+    h_negative = positive & d0
+    h_positive = negative | ~(d0 | positive)
+    if h_positive & top:
+        score += 1
+    elif h_negative & top:
+        score -= 1
+    x = (h_positive << _ONE) | _ONE  # column 0 grows by one a row
+    return (h_negative << _ONE) | ~(x | d0), x & d0, score
+
+
+@njit(cache=True, nogil=True)
+def _bit_rows(masks, n, m, vp, vn, last):
+    """Every row of the Levenshtein matrix of the words with these ``masks``: row ``i`` is
+    ``vp[i], vn[i], last[i]`` (see :func:`_bit_row`)."""
+    top = _ONE << np.uint64(m - 1)
+    positive, negative, score = (_ONE << np.uint64(m)) - _ONE, np.uint64(0), m
+    vp[0], vn[0], last[0] = positive, negative, score
+    for i in range(1, n + 1):
+        positive, negative, score = _bit_row(masks[i - 1], positive, negative, score, top)
+        vp[i], vn[i], last[i] = positive, negative, score
+
+
+@njit(cache=True, nogil=True)
+def _bit_distance(masks, first, n, m, vp, vn, last):
+    """The Levenshtein distance of words with these ``masks`` whose first ``first`` words
+    are those of the rows ``vp``, ``vn``, ``last`` (of :func:`_bit_rows`)."""
+    top = _ONE << np.uint64(m - 1)
+    positive, negative, score = vp[first], vn[first], last[first]
+    for i in range(first + 1, n + 1):
+        positive, negative, score = _bit_row(masks[i - 1], positive, negative, score, top)
+    return score
+
+
 @njit(cache=True, nogil=True)
 def _better(length, start, target, best_length, best_start, best_target):
     """sacrebleu's tie-break among shifts of equal gain: longer, then earlier start, then
@@ -257,8 +339,10 @@ def translation_edits(hyp, ref, scratch):
     n, m = hyp.size, ref.size
     if m == 0:
         return n
-    words, shifted, path, align, hyp_errors, ref_errors, rows, cost, op = scratch
+    (words, shifted, path, align, hyp_errors, ref_errors, rows, cost, op, masks, moved,
+     vp, vn, last) = scratch
     ratio, width = _band(n, m)
+    unbanded = _unbanded(n, m, ratio, width)
     w = m + 1
     for t in range(n):
         words[t] = hyp[t]
@@ -269,6 +353,9 @@ def translation_edits(hyp, ref, scratch):
         distance = _edit_matrix(words, ref, n, m, ratio, width, cost, op)
         if not _alignment(op, n, m, path, align, hyp_errors, ref_errors):
             return -1
+        if unbanded:  # candidates' distances a word-wide row at a time
+            _match_masks(words, n, ref, m, masks)
+            _bit_rows(masks, n, m, vp, vn, last)
         # The best shift that lowers the distance: gain, length, start, target.  One that
         # does not lower it is never applied, so it need not be ranked.
         gain = 0
@@ -301,10 +388,15 @@ def translation_edits(hyp, ref, scratch):
                             limit = distance - gain - (0 if wins_ties else 1)
                             if gain == 0:
                                 limit = distance - 1
-                            _shift_into(words, n, start_h, length, target, shifted)
-                            new = _shifted_distance(shifted, ref, n, m, ratio, width, cost,
-                                                    min(start_h, target), limit, buffer_a,
-                                                    buffer_b)
+                            first = min(start_h, target)
+                            if unbanded:
+                                _shift_into(masks, n, start_h, length, target, moved)
+                                new = _bit_distance(moved, first, n, m, vp, vn, last)
+                            else:
+                                _shift_into(words, n, start_h, length, target, shifted)
+                                new = _shifted_distance(shifted, ref, n, m, ratio, width,
+                                                        cost, first, limit, buffer_a,
+                                                        buffer_b)
                             if new <= limit:
                                 gain = distance - new
                                 best_length, best_start, best_target = \
@@ -336,7 +428,8 @@ def _scratch(n, m, cells):
     return (np.empty(n, np.uint64), np.empty(n, np.uint64), np.empty(n + m, np.int8),
             np.empty(m, np.int64), np.empty(n + 1, np.int64), np.empty(m + 1, np.int64),
             np.empty(2 * (m + 1), np.int64), np.empty(cells, np.int64),
-            np.empty(cells, np.int8))
+            np.empty(cells, np.int8), np.empty(n, np.uint64), np.empty(n, np.uint64),
+            np.empty(n + 1, np.uint64), np.empty(n + 1, np.uint64), np.empty(n + 1, np.int64))
 
 
 def new_scratch(n: int, m: int):
