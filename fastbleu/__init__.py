@@ -19,13 +19,18 @@ input errors do not wait for numba to start.
 from ._version import __version__
 
 __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "CHRF", "CHRFScore", "CHRFSignature",
-           "TER", "TERScore", "TERSignature", "score_table", "significance", "__version__"]
+           "TER", "TERScore", "TERSignature", "corpus_bleu", "raw_corpus_bleu", "sentence_bleu",
+           "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter", "score_table",
+           "significance", "__version__"]
 
 _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
          "BLEUSignature": "metrics.bleu_score", "CHRF": "metrics.chrf",
          "CHRFScore": "metrics.chrf_score", "CHRFSignature": "metrics.chrf_score",
          "TER": "metrics.ter", "TERScore": "metrics.ter_score",
-         "TERSignature": "metrics.ter_score", "score_table": "tables.scoring"}
+         "TERSignature": "metrics.ter_score", "corpus_bleu": "compat",
+         "raw_corpus_bleu": "compat", "sentence_bleu": "compat", "corpus_chrf": "compat",
+         "sentence_chrf": "compat", "corpus_ter": "compat", "sentence_ter": "compat",
+         "score_table": "tables.scoring"}
 
 
 def __getattr__(name):
