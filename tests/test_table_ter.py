@@ -215,17 +215,16 @@ def _cli(capsys, *argv):
 def test_cli_no_groups_prints_as_sacrebleu(ter_parquet, tmp_path, capsys, fmt):
     table = _ter_table()
     files = []
-    for name in ("hyp", *REFS):
+    for name in ("hyp", "ref"):
         files.append(tmp_path / f"{name}.txt")
         files[-1].write_text("\n".join(table.column(name).to_pylist()) + "\n")
-    status, out, _ = _cli(capsys, ter_parquet, "--ref-column", "ref", "--ref-column", "ref2",
-                          "-m", "bleu", "ter", "--ter-normalized", "--ter-no-punct", "-f", fmt,
-                          "--quiet")
-    theirs = subprocess.run([sys.executable, "-m", "sacrebleu", files[1], files[2], "-i",
-                             files[0], "-m", "bleu", "ter", "--ter-normalized",
-                             "--ter-no-punct", "-f", fmt],
+    status, out, _ = _cli(capsys, ter_parquet, "--ref-column", "ref", "-m", "bleu", "ter",
+                          "--ter-normalized", "--ter-no-punct", "-f", fmt, "--quiet")
+    theirs = subprocess.run([sys.executable, "-m", "sacrebleu", files[1], "-i", files[0],
+                             "-m", "bleu", "ter", "--ter-normalized", "--ter-no-punct",
+                             "-f", fmt],
                             capture_output=True, text=True, check=True).stdout
-    assert status == 0
+    assert status == 0 and "norm:yes|punct:no" in out
     assert out.replace(f"fastbleu-{fastbleu.__version__}", "2.6.0").rstrip("\n") == \
         theirs.rstrip("\n")
 
@@ -353,3 +352,29 @@ def test_empty_inputs():
         expected = SacreTER().corpus_score([hyp], [[ref]])
         assert (row["score"], row["num_edits"], row["ref_length"]) == \
             (expected.score, expected.num_edits, expected.ref_length)
+
+
+# -- paired tests per group ------------------------------------------------------------------
+
+@pytest.mark.parametrize("test", ["bs", "ar"])
+def test_paired_ter_per_group_equals_sacrebleu(ter_parquet, test, monkeypatch):
+    """Each document's paired test of B against A equals sacrebleu's PairedTest on that
+    document's rows (its float32 bootstrap with sacrebleu_compat)."""
+    from sacrebleu.significance import PairedTest
+
+    from fastbleu.tables.paired import paired_table
+
+    monkeypatch.setenv("SACREBLEU_SEED", "5")  # PairedTest's seed
+    found = paired_table(ter_parquet, refs=["ref"], system="system", group_by="doc",
+                         metrics=["ter"], test=test, n_samples=40, seed=5,
+                         sacrebleu_compat=True)
+    assert found.metric_name == "TER" and found.key_values == [("d0",), ("d1",)]
+    table = _ter_table()
+    for (doc,), results in zip(found.key_values, found.results):
+        rows = [r for r in table.to_pylist() if r["doc"] == doc]
+        systems = [(s, [r["hyp"] for r in rows if r["system"] == s]) for s in ("A", "B")]
+        refs = [[r["ref"] for r in rows if r["system"] == "A"]]
+        theirs = PairedTest(systems, {"TER": SacreTER(references=refs)}, None, test_type=test,
+                            n_samples=40)()[1]["TER"]
+        assert [(r.score, r.p_value, r.mean, r.ci) for r in results] == \
+            [(r.score, r.p_value, r.mean, r.ci) for r in theirs]
