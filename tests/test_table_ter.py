@@ -378,3 +378,19 @@ def test_paired_ter_per_group_equals_sacrebleu(ter_parquet, test, monkeypatch):
                             n_samples=40)()[1]["TER"]
         assert [(r.score, r.p_value, r.mean, r.ci) for r in results] == \
             [(r.score, r.p_value, r.mean, r.ci) for r in theirs]
+
+
+def test_sacrebleus_ter_object_and_clashing_column_names(ter_parquet, tmp_path):
+    with pytest.raises(TypeError, match="metrics holds a TER; give metric names"):
+        fastbleu.score_table(ter_parquet, metrics=[SacreTER()])
+    table = pq.read_table(ter_parquet).rename_columns(
+        ["hyp", "ref", "ref2", "system", "ref_length", "pair", "refs4"])
+    with pytest.raises(ValueError, match="cannot be named 'ref_length': the result has columns "
+                                         "score, num_edits, ref_length, signature"):
+        fastbleu.score_table(table, group_by="ref_length", metrics=["ter"])
+    assert fastbleu.score_table(table, group_by="ref_length", metrics=["bleu"]).num_rows == 2
+    with pytest.raises(ValueError, match="cannot be named 'sentence_ter' with segments_out"):
+        fastbleu.score_table(table.rename_columns(
+            ["hyp", "ref", "ref2", "sentence_ter", "doc", "pair", "refs4"]),
+            group_by="sentence_ter", metrics=["ter"], segments_out=tmp_path / "s.parquet")
+    assert not (tmp_path / "s.parquet").exists()
