@@ -254,6 +254,64 @@ def test_chrf_statistics_and_sentence_scores_on_the_cluster(client, sample_datas
         fd.sentence_scores(ddf, refs=REFS, metric="chrf", tokenize="intl")
 
 
+def test_ter_on_the_cluster_equals_one_process(client, tmp_path):
+    """TER beside BLEU on the cluster: the table, segments_out, statistics and sentence scores
+    equal one process's (tests/test_table_ter.py checks those against sacrebleu), and
+    sacrebleu's sentence TER on a few rows; a row with 17 references is refused by row.
+    286 rows of the shuffled sample in 3 files of 2 row groups: TER is the slowest metric."""
+    import dask.dataframe as dd
+    from sacrebleu.metrics import TER as SacreTER
+
+    dataset = tmp_path / "dataset"
+    dataset.mkdir()
+    table = _shuffled_sample().take(pa.array(np.arange(0, 2000, 7)))  # every group, mixed
+    for k in range(3):
+        pq.write_table(table.slice(100 * k, 100), dataset / f"part-{k}.parquet",
+                       row_group_size=50)
+    ter = fastbleu.TER(normalized=True)
+    options = {"refs": REFS, "group_by": ["system", "doc"], "metrics": ["bleu", ter]}
+    expected = fastbleu.score_table(dataset, segments_out=str(tmp_path / "one.parquet"),
+                                    **options)
+    result = fd.score_table(dataset, client=client, partition_rows=50,
+                            segments_out=str(tmp_path / "parts"), **options)
+    assert result.equals(expected) and result.num_rows == 20
+    assert result.column_names[-4:] == ["ter_score", "ter_num_edits", "ter_ref_length",
+                                        "ter_signature"]
+    assert pq.read_table(tmp_path / "parts").equals(pq.read_table(tmp_path / "one.parquet"))
+
+    ddf = dd.read_parquet(dataset)
+    hyps, refs = table.column("hyp").to_pylist(), [table.column(r).to_pylist() for r in REFS]
+    full = ter.segment_statistics(hyps, refs)
+    np.testing.assert_array_equal(fd.segment_statistics(ddf, refs=REFS, metric=ter,
+                                                        client=client), full)
+    grouped = fd.segment_statistics(dataset, refs=REFS, group_by="system", metric="ter",
+                                    client=client, partition_rows=50)
+    systems = np.array(table.column("system").to_pylist())
+    plain = fastbleu.TER().segment_statistics(hyps, refs)
+    assert sorted(grouped) == [("A",), ("B",)]
+    for (system,), group in grouped.items():
+        np.testing.assert_array_equal(group, plain[systems == system])
+    scored = fd.sentence_scores(ddf, refs=REFS, metric=ter).compute()
+    assert scored.columns[-1] == "sentence_ter"
+    sentence = scored["sentence_ter"].to_numpy()
+    np.testing.assert_array_equal(sentence, ter.formula.scores(full))
+    sacre = SacreTER(normalized=True)
+    assert sentence[:20].tolist() == [sacre.sentence_score(h, [r[i] for r in refs]).score
+                                      for i, h in enumerate(hyps[:20])]
+    with pytest.raises(TypeError, match=r"pass fastbleu.TER\(normalized=True\) in metrics"):
+        fd.sentence_scores(ddf, refs=REFS, metric="ter", normalized=True)
+
+    many = tmp_path / "many"
+    many.mkdir()
+    for k in range(2):
+        rows = {"hyp": ["a b"] * 3, "ref": [["a b"]] * 3}
+        rows["ref"][1] = ["a b"] * (17 if k else 16)
+        pq.write_table(pa.table(rows), many / f"p{k}.parquet")
+    with pytest.raises(InputError, match=r"^column 'ref', row 4: 17 references, but TER takes "
+                                         r"at most 16"):
+        fd.score_table(many, metrics=["ter"], client=client)
+
+
 def test_sentence_scores_column_written_to_parquet(client, sample_dataset, tmp_path):
     import dask.dataframe as dd
 

@@ -230,7 +230,8 @@ def test_tokenize_column_is_bleus(small_parquet):
     table = table.append_column("tok", pa.array(
         ["intl" if s == "A" else "char" for s in table.column("system").to_pylist()]))
     with pytest.raises(ValueError, match="tokenize_column .--tokenize-column. names each row's "
-                                         "word tokenizer, which only BLEU uses; chrF reads"):
+                                         "word tokenizer, which only BLEU uses; chrF does not "
+                                         "take one"):
         fastbleu.score_table(table, refs=REFS, metrics=["chrf"], tokenize_column="tok")
     both = fastbleu.score_table(table, refs=REFS, group_by="system", metrics=["bleu", "chrf"],
                                 tokenize_column="tok").to_pylist()

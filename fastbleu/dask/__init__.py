@@ -1,15 +1,16 @@
 """fastbleu on a Dask cluster: the same numbers as one process, partition by partition.
 
-BLEU's statistics are integer sums, so scoring a partitioned table splits
-exactly: every partition becomes per-group sums on a worker, the sums are
-added in a tree, and the client turns them into scores with the same code as
-:func:`fastbleu.score_table`.  The result is identical, not approximately
-equal, and its groups come in the same first-appearance order (each group
-carries the position of its first row through the reduction).
+Every metric's statistics (BLEU's, chrF's, TER's) are integer sums, so
+scoring a partitioned table splits exactly: every partition becomes
+per-group sums on a worker, the sums are added in a tree, and the client
+turns them into scores with the same code as :func:`fastbleu.score_table`.
+The result is identical, not approximately equal, and its groups come in
+the same first-appearance order (each group carries the position of its
+first row through the reduction).
 
-    score_table          one corpus BLEU per group, as ``fastbleu.score_table``
+    score_table          one corpus score per group and metric, as ``fastbleu.score_table``
     score_groups         the same as a :class:`~fastbleu.tables.results.GroupScores`
-    sentence_scores      a sentence-BLEU column added to a Dask DataFrame
+    sentence_scores      a sentence-score column added to a Dask DataFrame
     segment_statistics   every segment's statistics gathered to the client
     connect              a client for an existing scheduler or a new LocalCluster
 

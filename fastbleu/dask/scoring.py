@@ -145,7 +145,8 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
                 encoding_errors: str = "strict", progress: bool | None = False,
                 batch_size: int = 1 << 16, partition_rows: int = PARTITION_ROWS,
                 metrics=None, **bleu_options):
-    """Corpus BLEU (or chrF, or several metrics) per group of a partitioned table, on Dask.
+    """Corpus BLEU (or chrF, or TER, or several metrics) per group of a partitioned table,
+    on Dask.
 
     The arguments and the result are :func:`fastbleu.score_table`'s, and so
     are the numbers: every column of the returned table equals the one
@@ -165,9 +166,9 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         The cluster to run on; without, Dask's current scheduler (the last
         ``Client`` created, or local threads).
     segments_out : str, optional
-        A *directory* to write every segment's sentence BLEU and statistics
-        to, one ``part.NNNNN.parquet`` file per partition (the columns of
-        :func:`fastbleu.score_table`'s file).  Written by the workers into
+        A *directory* to write every segment's sentence score and statistics
+        to (every metric's), one ``part.NNNNN.parquet`` file per partition
+        (the columns of :func:`fastbleu.score_table`'s file).  Written by the workers into
         a hidden temporary directory beside it, which is marked as
         fastbleu's (a ``.fastbleu-segments`` file) and swapped in when all
         are done.  It may be new, an empty directory, or an earlier run's
@@ -215,7 +216,8 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
 
     This is the input of significance tests (paired bootstrap, approximate
     randomization), which resample segments and so need them all on one
-    machine: 8 bytes a statistics column (``formula.row_width``) a segment, 80 for BLEU-4.
+    machine: 8 bytes a statistics column (``formula.row_width``) a segment, 80 for BLEU-4,
+    16 for TER.
 
     Parameters
     ----------
@@ -229,7 +231,8 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
         As in :func:`score_table`.
     metric : str or Metric, optional
         The metric (a name of :data:`fastbleu.metrics.METRICS`, or an object
-        such as ``fastbleu.CHRF(word_order=2)``); default BLEU built with
+        such as ``fastbleu.CHRF(word_order=2)`` or ``fastbleu.TER(normalized=True)``);
+        default BLEU built with
         ``bleu_options``.
     **bleu_options
         :class:`fastbleu.BLEU`'s arguments (those that change statistics:
@@ -286,7 +289,7 @@ def sentence_scores(ddf, hyp: str = "hyp", refs=("ref",), *, column: str | None 
         As in :func:`score_table`.
     column : str, optional
         Name of the new float64 column; it must not exist yet.  Default: the
-        metric's sentence column (``sentence_bleu``, ``sentence_chrf``).
+        metric's sentence column (``sentence_bleu``, ``sentence_chrf``, ``sentence_ter``).
     metric : str or Metric, optional
         The metric, as in :func:`segment_statistics`; default BLEU.
     **bleu_options

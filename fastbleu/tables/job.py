@@ -89,10 +89,13 @@ class TableJob:
         job = cls(hyp, tuple(refs), tuple(keys), tokenize_column, bool(null_as_empty),
                   encoding_errors, int(batch_size), specs)
         metric_set = job.metric_set()
-        if tokenize_column is not None and not metric_set.tokenizes:
-            names = ", ".join(metric.name for metric in metric_set.metrics)
+        if tokenize_column is not None and not metric_set.takes_tokenizer:
+            # chrF reads characters and TER has its own (Tercom) rules: neither takes one
+            names = [metric.name for metric in metric_set.metrics]
+            shown = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+            verb = "does" if len(names) == 1 else "do"
             raise ValueError(f"tokenize_column (--tokenize-column) names each row's word "
-                             f"tokenizer, which only BLEU uses; {names} reads characters: "
+                             f"tokenizer, which only BLEU uses; {shown} {verb} not take one: "
                              "drop the column or add BLEU to the metrics")
         names = metric_set.result_names()
         reserved = [k for k in keys if k in names]
@@ -134,7 +137,11 @@ class TableJob:
         ``metrics`` is a :class:`MetricSet` (or one metric object).  The
         batch's text is converted once; every metric's ``column_statistics``
         then fills its own columns of the row.  A tokenizer column applies to
-        the metrics that tokenize into words (BLEU), never to chrF.
+        the metrics that take a word tokenizer (BLEU), never to chrF or TER.
+
+        Raises InputError for a null hypothesis (without ``null_as_empty``), a
+        row without references or with more than a metric takes, and a
+        metric's refusal of a batch's text.
 
         Returns ``(stats, refs_per_row, tokenizer_of_row, tokenizers)``:
         int64 statistics (``metrics.width`` columns), the number of non-null
@@ -160,6 +167,8 @@ class TableJob:
         if (refs_per_row == 0).any():
             row = int(np.flatnonzero(refs_per_row == 0)[0])
             raise InputError(f"row {first_row + row}: every reference is null")
+        metrics.check_reference_counts(refs_per_row, first_row,
+                                       f"column {refs[0]!r}, " if len(refs) == 1 else "")
 
         if self.tokenize_column is None:
             tokenizer_of_row = np.zeros(n, dtype=np.int64)
@@ -185,7 +194,14 @@ class TableJob:
         stats = np.empty((n, metrics.width), dtype=np.int64)
         for metric, columns in zip(metrics.metrics, metrics.slices):
             if metric.tokenizer is None or self.tokenize_column is None:
-                stats[:, columns] = metric.column_statistics(hyps, streams, buffers=buffers)
+                try:
+                    stats[:, columns] = metric.column_statistics(hyps, streams, buffers=buffers)
+                except ValueError as error:
+                    # The metric's refusal of the text (a TER segment too long for its
+                    # edit-distance matrix) is the user's; it counts segments from the batch.
+                    raise InputError(f"{metric.name}, in the batch of rows {first_row} to "
+                                     f"{first_row + n - 1} (segment 0 is row {first_row}): "
+                                     f"{error}") from None
                 continue
             for code, name in enumerate(tokenizers):
                 try:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
+
 
 def metric_specs(metrics, bleu_options: dict) -> tuple[tuple[str, dict], ...]:
     """The ``(key, options)`` of every metric a table job scores, checked.
@@ -38,7 +40,8 @@ def metric_specs(metrics, bleu_options: dict) -> tuple[tuple[str, dict], ...]:
     Raises
     ------
     TypeError
-        For an entry that is neither a metric name nor a Metric.
+        For an entry that is neither a metric name nor a Metric, or a keyword
+        option that is another metric's (``normalized`` is TER's).
     ValueError
         For an empty list, an unknown name, a metric given twice (same key
         and options), BLEU options without ``"bleu"`` among the names, or a
@@ -58,6 +61,7 @@ def metric_specs(metrics, bleu_options: dict) -> tuple[tuple[str, dict], ...]:
     if not items:
         raise ValueError(f"metrics is empty; give at least one metric name "
                          f"({', '.join(METRICS)}) or Metric object")
+    _check_foreign_options(bleu_options)
     specs, bleu_used = [], False
     for item in items:
         if isinstance(item, str):
@@ -79,6 +83,54 @@ def metric_specs(metrics, bleu_options: dict) -> tuple[tuple[str, dict], ...]:
         raise ValueError(f"{', '.join(sorted(bleu_options))}: BLEU's options, but metrics names "
                          "no 'bleu' to apply them to; pass fastbleu.BLEU(...) in metrics instead")
     return tuple(specs)
+
+
+def _parameters(cls) -> set[str]:
+    """The keyword options of a metric class's constructor (its cached references aside)."""
+    import inspect
+
+    return set(inspect.signature(cls.__init__).parameters) - {"self", "references"}
+
+
+def _check_foreign_options(bleu_options: dict) -> None:
+    """Refuse a keyword option that is not BLEU's but another metric's (``normalized=True``
+    meant for TER), naming the metric object to pass instead."""
+    from ..metrics import METRICS, metric_class
+
+    bleu = _parameters(metric_class("bleu"))
+    for name in sorted(bleu_options):
+        if name in bleu:
+            continue
+        owner = next((metric_class(key) for key in METRICS
+                      if name in _parameters(metric_class(key))), None)
+        if owner is not None:
+            raise TypeError(f"{name} is an option of {owner.name}, not of BLEU (the keyword "
+                            f"options apply to BLEU): pass fastbleu.{owner.__name__}"
+                            f"({name}={bleu_options[name]!r}) in metrics instead")
+
+
+def reference_limit(metric) -> int | None:
+    """The most references per segment ``metric`` takes, or None for no limit.
+
+    TER, and BLEU with ``ref_length="average"``, keep each segment's mean
+    reference length exactly, as an integer times 720720 (the least common
+    multiple of 1 to 16), so they take at most 16 references.  Their
+    ``segment_statistics`` refuse more, but a table calls the fast path
+    (``column_statistics``), where BLEU does not check and TER cannot name the
+    table's row; so the table checks every batch itself.
+    """
+    from .._kernels.counting import MAX_AVERAGED_REFERENCES
+
+    if metric.key == "ter" or getattr(metric, "ref_length", None) == "average":
+        return MAX_AVERAGED_REFERENCES
+    return None
+
+
+def _described(metric) -> str:
+    """How a message names a metric whose options limit its references."""
+    if getattr(metric, "ref_length", None) == "average":
+        return f"{metric.name} with ref_length='average'"
+    return metric.name
 
 
 def metric_labels(keys: list[str]) -> list[str]:
@@ -136,9 +188,32 @@ class MetricSet:
         return "" if len(self.metrics) == 1 else f"{self.labels[index]}_"
 
     @property
-    def tokenizes(self) -> bool:
-        """Whether some metric tokenizes into words (and so uses a tokenizer column)."""
+    def takes_tokenizer(self) -> bool:
+        """Whether some metric takes a choice of word tokenizer (BLEU), and so uses a
+        tokenizer column; chrF reads characters and TER has its own Tercom rules."""
         return any(metric.tokenizer is not None for metric in self.metrics)
+
+    def check_reference_counts(self, refs_per_row, first_row: int, where: str = "") -> None:
+        """Refuse a row with more references than a metric takes (InputError naming the row).
+
+        Parameters
+        ----------
+        refs_per_row : numpy.ndarray
+            The non-null references of every row of a batch.
+        first_row : int
+            The table row of the batch's first row.
+        where : str
+            What the message puts before the row (``"column 'refs', "`` for a list column).
+        """
+        from ..errors import InputError
+
+        for metric in self.metrics:
+            limit = reference_limit(metric)
+            if limit is not None and refs_per_row.size and refs_per_row.max() > limit:
+                row = int(np.flatnonzero(refs_per_row > limit)[0])
+                raise InputError(f"{where}row {first_row + row}: {int(refs_per_row[row])} "
+                                 f"references, but {_described(metric)} takes at most {limit} "
+                                 "references per segment")
 
     @property
     def default_tokenizer(self) -> str:

@@ -24,7 +24,8 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
                 null_as_empty: bool = False, encoding_errors: str = "strict",
                 progress: bool | None = False, batch_size: int = 1 << 16, metrics=None,
                 **bleu_options):
-    """Corpus BLEU (or chrF, or several metrics) per group of a table, in one streaming pass.
+    """Corpus BLEU (or chrF, or TER, or several metrics) per group of a table, in one
+    streaming pass.
 
     Parameters
     ----------
@@ -44,13 +45,15 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         from its summed statistics (document-level BLEU).
     tokenize_column : str, optional
         A column naming each row's BLEU tokenizer; a group must use only one.
-        It applies to the metrics that tokenize into words (BLEU); with only
-        chrF among the metrics it is refused (ValueError).
+        It applies to the metrics that take a word tokenizer (BLEU); with only
+        chrF and TER among the metrics it is refused (ValueError).
     segments_out : str, optional
         A Parquet file to write every segment's sentence score to (BLEU's
         with effective order, as sacrebleu's sentence level does), its
         statistics, its row number and its group and document values; for
-        several metrics, every metric's sentence score and statistics.
+        several metrics, every metric's sentence score and statistics (TER's
+        ``sentence_ter``, ``num_edits`` and ``ref_length_scaled``, the mean
+        reference length times 720720, so that the column sums exactly).
         Written atomically.
     null_as_empty : bool
         Take a null hypothesis as an empty one instead of failing.
@@ -61,8 +64,9 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
     batch_size : int
         Rows per record batch.
     metrics : list of str or Metric, optional
-        The metrics to score, by name (``"bleu"``, ``"chrf"``) and/or as
-        objects (``fastbleu.CHRF(word_order=2)``); default BLEU alone.  The
+        The metrics to score, by name (``"bleu"``, ``"chrf"``, ``"ter"``) and/or
+        as objects (``fastbleu.CHRF(word_order=2)``, ``fastbleu.TER(normalized=True)``);
+        default BLEU alone.  The
         table is read once and each batch's text converted once for all.
     **bleu_options
         :class:`fastbleu.BLEU`'s arguments (``tokenize``, ``lowercase``,
@@ -75,7 +79,9 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         BLEU ``score, bp, ratio, sys_len, ref_len, counts, totals,
         precisions, signature`` (``counts`` and ``totals`` are the summed
         statistics, without ``add-k``'s added k); for chrF ``score,
-        hyp_ngrams, ref_ngrams, match_ngrams, signature``.  With several
+        hyp_ngrams, ref_ngrams, match_ngrams, signature``; for TER ``score,
+        num_edits, ref_length, signature`` (``ref_length`` the summed mean
+        reference lengths, a float as sacrebleu's).  With several
         metrics, every metric's columns in turn, each prefixed by the
         metric's label and ``_`` (``bleu_score`` ... ``chrf_score`` ...; a
         key given twice is numbered: ``bleu1_score``, ``bleu2_score``).
@@ -86,10 +92,14 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         For a missing, repeated or unreadable file or column, a column whose
         type differs between the files (or batches, or partitions) of the
         table, a group column that cannot be a key (struct, list), a null
-        hypothesis, a row without any reference, text that is not UTF-8, or
-        an unwritable ``segments_out``.
+        hypothesis, a row without any reference or with more than a metric
+        takes (16 for TER), text that is not UTF-8, a metric's refusal of a
+        segment (one too long for TER's edit-distance matrix), or an
+        unwritable ``segments_out``.
     TypeError
-        For an entry of ``metrics`` that is neither a metric name nor a Metric.
+        For an entry of ``metrics`` that is neither a metric name nor a Metric,
+        or a keyword option of another metric than BLEU (``normalized``: pass
+        ``fastbleu.TER(normalized=True)`` in ``metrics``).
     ValueError
         For a group column given twice, or named like a column of the result
         (``score`` ...) or, with ``segments_out``, of that file (``row`` ...),
