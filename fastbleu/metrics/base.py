@@ -310,9 +310,12 @@ class Metric(ABC):
     #: The metric's key in :data:`fastbleu.metrics.METRICS` (``get_metric(key, **options())``).
     key: ClassVar[str]
     formula: Formula
-    #: The tokenizer of a metric that tokenizes into words (BLEU); ``None`` for one that
-    #: does not (chrF reads characters): a table's tokenizer column is then refused.
+    #: The tokenizer of a metric whose tokenizer a table's tokenizer column may replace
+    #: (BLEU); ``None`` for one without that choice (chrF reads characters, TER always
+    #: uses Tercom's): such a column is then refused.
     tokenizer = None
+    #: The most references a segment may have (None: no limit).
+    max_references: int | None = None
 
     @abstractmethod
     def options(self) -> dict:

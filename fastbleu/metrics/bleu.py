@@ -120,6 +120,12 @@ class BLEU(Metric):
             self.num_refs = self._check_references(streams)
             self._ref_cache = References.cached(streams, self.tokenizer, self.lowercase)
 
+    @property
+    def max_references(self) -> int | None:
+        """16 with ``ref_length="average"`` (the mean length is kept exactly as an integer
+        times lcm(1..16)), else no limit."""
+        return MAX_AVERAGED_REFERENCES if self.ref_length == "average" else None
+
     def options(self) -> dict:
         """The constructor arguments that rebuild this metric (its cached references aside)."""
         return {"lowercase": self.lowercase, "force": self._force, "tokenize": self.tokenizer.name,

@@ -53,6 +53,8 @@ class TER(Metric):
 
     name = "TER"
     key = "ter"
+    #: The mean reference length is kept exactly as an integer times lcm(1..16).
+    max_references = MAX_AVERAGED_REFERENCES
 
     def __init__(self, normalized: bool = False, no_punct: bool = False,
                  asian_support: bool = False, case_sensitive: bool = False,

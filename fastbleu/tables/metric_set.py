@@ -114,16 +114,13 @@ def reference_limit(metric) -> int | None:
 
     TER, and BLEU with ``ref_length="average"``, keep each segment's mean
     reference length exactly, as an integer times 720720 (the least common
-    multiple of 1 to 16), so they take at most 16 references.  Their
-    ``segment_statistics`` refuse more, but a table calls the fast path
-    (``column_statistics``), where BLEU does not check and TER cannot name the
-    table's row; so the table checks every batch itself.
+    multiple of 1 to 16), so they take at most 16 references
+    (``Metric.max_references``).  Their ``segment_statistics`` refuse more, but
+    a table calls the fast path (``column_statistics``), where BLEU does not
+    check and TER cannot name the table's row; so the table checks every
+    batch itself.
     """
-    from .._kernels.counting import MAX_AVERAGED_REFERENCES
-
-    if metric.key == "ter" or getattr(metric, "ref_length", None) == "average":
-        return MAX_AVERAGED_REFERENCES
-    return None
+    return getattr(metric, "max_references", None)
 
 
 def _described(metric) -> str:
