@@ -1,17 +1,18 @@
 """Significance tests over several metrics at once (issue 13): one set of draws for every
 metric, as sacrebleu's ``PairedTest`` and ``corpus_score(n_bootstrap=...)`` draw them, and
-with ``sacrebleu_compat`` sacrebleu's numbers (float32 sums; float32 chrF scores) to 1e-9.
+with ``sacrebleu_compat`` sacrebleu's numbers (float32 sums; float32 chrF and TER scores)
+to 1e-9.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from sacrebleu.metrics import BLEU as SacreBLEU, CHRF as SacreCHRF
+from sacrebleu.metrics import BLEU as SacreBLEU, CHRF as SacreCHRF, TER as SacreTER
 from sacrebleu.significance import PairedTest
 
 from conftest import DATA, needs_wmt22, read_lines, wmt22_references, wmt22_system
-from fastbleu import BLEU, CHRF, significance
+from fastbleu import BLEU, CHRF, TER, significance
 
 N = 200
 
@@ -148,5 +149,84 @@ def test_wmt22_paired_bootstrap_of_chrf_and_bleu():
                                          n_samples=100, sacrebleu_compat=True)
     theirs = _sacrebleu_paired(systems, refs, "bs", 100)
     for metric_ours, metric_theirs in zip(ours, theirs):
+        for mine, result in zip(metric_ours, metric_theirs):
+            _same(mine, result)
+
+
+# -- TER: lower is better, float32 scores --------------------------------------------------
+
+#: sacrebleu's TER is slow (a few hundred segments a second): 30 segments.
+N_TER = 30
+
+
+def _ter_paired(systems, refs, test, n, n_confidence=-1, **options):
+    """sacrebleu's ``PairedTest`` of TER (with ``options``) and BLEU, in that order."""
+    metrics = {"TER": SacreTER(references=refs, **options), "BLEU": SacreBLEU(references=refs)}
+    named = [(f"s{k}", system) for k, system in enumerate(systems)]
+    _, scores = PairedTest(named, metrics, None, test_type=test, n_samples=n,
+                           n_ar_confidence=n_confidence)()
+    return [scores["TER"], scores["BLEU"]]
+
+
+@pytest.mark.parametrize("test, n, n_confidence", [("bs", 80, -1), ("ar", 150, 40)])
+def test_paired_tests_of_ter_are_sacrebleus(sample, test, n, n_confidence):
+    """TER and BLEU on one set of draws, one reference: with ``sacrebleu_compat`` every
+    number is sacrebleu's (float32 sums of its float rows, float32 TER scores) to 1e-9.
+    TER is two-sided like every metric: sacrebleu neither flips the difference nor the
+    order of the systems for a lower-is-better metric, and neither does fastbleu."""
+    systems, refs = sample
+    systems = [system[:N_TER] for system in systems]
+    refs = [refs[0][:N_TER]]
+    ours = significance.paired_tests(
+        [[m.segment_statistics(system, refs) for system in systems] for m in (TER(), BLEU())],
+        [TER().formula, BLEU().formula], test, n_samples=n, n_confidence=n_confidence,
+        sacrebleu_compat=True)
+    theirs = _ter_paired(systems, refs, test, n, n_confidence)
+    for metric_ours, metric_theirs in zip(ours, theirs):
+        for mine, result in zip(metric_ours, metric_theirs):
+            _same(mine, result)
+    # The swapped order: every p-value is the same (two-sided), whichever system is better.
+    swapped = significance.paired_ar(systems[1::-1], refs, metric=TER(), n_samples=n,
+                                     sacrebleu_compat=True) if test == "ar" else None
+    if swapped is not None:
+        assert swapped[1].p_value == ours[0][1].p_value
+        assert (swapped[0].score, swapped[1].score) == (ours[0][1].score, ours[0][0].score)
+
+
+def test_confidence_of_ter(sample):
+    """One system's TER interval, two references: with compat sacrebleu's
+    ``corpus_score(n_bootstrap=...)`` to 1e-9 (float32 scores, ``statistics.mean``), its
+    mean a float32 value; exact sums differ from it by float32's rounding only."""
+    systems, refs = sample
+    hypotheses = systems[0][:20]
+    refs = [ref[:20] for ref in refs]
+    theirs = SacreTER(normalized=True).corpus_score(hypotheses, refs, n_bootstrap=120)
+    for compat, tolerance in ((True, {"abs": 1e-9}), (False, {"rel": 1e-4})):
+        ter = TER(normalized=True)
+        (score,) = significance.scores_with_confidence(hypotheses, refs, metrics=[ter],
+                                                       n_samples=120, sacrebleu_compat=compat)
+        assert score.score == pytest.approx(theirs.score, abs=1e-9)
+        assert "bs:120" in ter.get_signature().format()
+        assert score.mean == pytest.approx(float(theirs._mean), **tolerance)
+        assert score.ci == pytest.approx(float(theirs._ci), **tolerance)
+        assert (score.mean == float(np.float32(score.mean))) == compat
+
+
+@needs_wmt22
+def test_wmt22_paired_bootstrap_of_ter_with_asian_support():
+    """Real Chinese: 20 segments of three WMT22 en-zh systems, TER normalized with CJK split
+    into characters, and BLEU, one draw."""
+    refs = [read_lines(path)[:20] for path in wmt22_references("en-zh")[:1]]
+    systems = [read_lines(wmt22_system("en-zh", name))[:20]
+               for name in ("Online-A", "Online-B", "HuaweiTSC")]
+    options = {"normalized": True, "asian_support": True}
+    metrics = [TER(**options), BLEU(tokenize="zh")]
+    ours = significance.paired_bootstrap(systems, refs, metrics=metrics, n_samples=60,
+                                         sacrebleu_compat=True)
+    named = [(f"s{k}", system) for k, system in enumerate(systems)]
+    _, scores = PairedTest(named, {"TER": SacreTER(references=refs, **options),
+                                   "BLEU": SacreBLEU(references=refs, tokenize="zh")},
+                           None, test_type="bs", n_samples=60)()
+    for metric_ours, metric_theirs in zip(ours, [scores["TER"], scores["BLEU"]]):
         for mine, result in zip(metric_ours, metric_theirs):
             _same(mine, result)

@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with sacrebleu's flag names and defaults."""
     parser = _Parser(
         prog="fastbleu", allow_abbrev=False,
-        description="BLEU exactly as sacrebleu computes it, vectorized for large corpora. "
+        description="BLEU, chrF and TER exactly as sacrebleu computes them, vectorized for "
+                    "large corpora. "
                     "Give reference files and systems (-i) as sacrebleu takes them, or one "
                     "table (Parquet file, directory or glob; CSV, TSV, JSON Lines) with "
                     "--hyp-column and --ref-column.")
@@ -116,16 +117,22 @@ def build_parser() -> argparse.ArgumentParser:
     chrf.add_argument("--chrf-eps-smoothing", action="store_true",
                       help="the epsilon smoothing of chrF++.py, NLTK and Moses instead of "
                            "effective order")
-    ter = parser.add_argument_group("TER")
+    # As in sacrebleu, these flags only configure -m ter: without it they are ignored.
+    ter = parser.add_argument_group(
+        "TER", "the defaults are Tercom's: lowercased, split at whitespace only, "
+               "punctuation kept; lower is better, and the paired tests are two-sided as "
+               "for BLEU")
     ter.add_argument("--ter-case-sensitive", action="store_true",
                      help="compute case-sensitive TER (default: lowercased)")
     ter.add_argument("--ter-asian-support", action="store_true",
-                     help="with --ter-normalized or --ter-no-punct, split or remove CJK "
-                          "characters and punctuation")
+                     help="with --ter-normalized, split CJK text into characters; with "
+                          "--ter-no-punct, also remove CJK and full-width punctuation (alone: "
+                          "no effect but the signature's asian:yes)")
     ter.add_argument("--ter-no-punct", action="store_true",
                      help="remove punctuation before TER")
     ter.add_argument("--ter-normalized", action="store_true",
-                     help="Tercom's normalization (entities, punctuation, possessives)")
+                     help="Tercom's normalization and tokenization (XML entities, punctuation, "
+                          "possessives, numbers)")
     text = parser.add_argument_group("text files")
     text.add_argument("-e", "--encoding", default="utf-8",
                       help="encoding of the text files (default: utf-8)")

@@ -53,8 +53,9 @@ def text_scores(args, plan: Plan) -> str:
 
 
 def _display_names(plan: Plan) -> list[str]:
-    """The metrics' names as a warning gives them (``BLEU``, ``chrF``)."""
-    return [{"bleu": "BLEU", "chrf": "chrF"}.get(key, key) for key, _ in plan.metrics]
+    """The metrics' names as a warning gives them (``BLEU``, ``chrF``, ``TER``)."""
+    return [{"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}.get(key, key)
+            for key, _ in plan.metrics]
 
 
 def _need_segments(system) -> None:
