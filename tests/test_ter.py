@@ -241,7 +241,7 @@ def test_refusals():
 
 def test_a_segment_too_long_is_refused_with_its_number():
     big = " ".join(["w"] * 9000)
-    with pytest.raises(ValueError, match="segment 1 is too long for TER"):
+    with pytest.raises(ValueError, match="segment 1: too long for TER"):
         TER().corpus_score(["a", big], [["a", big]])
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._kernels.counting import MAX_AVERAGED_REFERENCES
 from .._kernels.ter import ter_statistics
+from ..errors import SegmentError
 from ..statistics import (BATCH_SIZE, HashBuffer, References, check_references,
                           reference_presence, tokenize)
 from ..text import TextColumn, as_text_column
@@ -230,7 +231,7 @@ def _check_matrices(hyp_count: np.ndarray, ref_count: np.ndarray, first: int) ->
     cells = (hyp_count.astype(np.int64) + 1) * (ref_count.max(axis=0).astype(np.int64) + 1)
     if cells.size and cells.max() > MAX_MATRIX_CELLS:
         i = int(np.argmax(cells))
-        raise ValueError(f"segment {first + i} is too long for TER: {int(hyp_count[i])} "
-                         f"hypothesis words against {int(ref_count[:, i].max())} reference "
-                         f"words need a {int(cells[i]):,}-cell edit-distance matrix (at most "
-                         f"{MAX_MATRIX_CELLS:,})")
+        raise SegmentError(first + i, f"too long for TER: {int(hyp_count[i])} hypothesis "
+                           f"words against {int(ref_count[:, i].max())} reference words need "
+                           f"a {int(cells[i]):,}-cell edit-distance matrix (at most "
+                           f"{MAX_MATRIX_CELLS:,})")

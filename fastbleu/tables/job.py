@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, SegmentError
 from ..statistics import HashBuffer
 from ..text import as_text_column
 from ..tokenizers import get_tokenizer
@@ -196,12 +196,10 @@ class TableJob:
             if metric.tokenizer is None or self.tokenize_column is None:
                 try:
                     stats[:, columns] = metric.column_statistics(hyps, streams, buffers=buffers)
-                except ValueError as error:
-                    # The metric's refusal of the text (a TER segment too long for its
-                    # edit-distance matrix) is the user's; it counts segments from the batch.
-                    raise InputError(f"{metric.name}, in the batch of rows {first_row} to "
-                                     f"{first_row + n - 1} (segment 0 is row {first_row}): "
-                                     f"{error}") from None
+                except SegmentError as error:
+                    # The metric's refusal of one row's text (a TER segment too long for its
+                    # edit-distance matrix) is the user's; it counts from the batch's start.
+                    raise InputError(f"row {first_row + error.index}: {error.reason}") from None
                 continue
             for code, name in enumerate(tokenizers):
                 try:
