@@ -21,7 +21,10 @@ Two options leave sacrebleu's formula, and are used only when asked for:
 ``ref_scale`` > 1 divides the reference length (the exact average of
 several references, see :mod:`.counting`), and non-empty ``weights`` give
 ``exp(sum_n w_n log p_n / sum_n w_n)`` over the orders in use instead of
-the plain mean of the logs (Papineni et al., 2002, eq. 1).
+the plain mean of the logs (Papineni et al., 2002, eq. 1).  An order of
+weight 0 does not enter that mean at all (so ``weights=(0, 1, 0, 0)`` is the
+individual bigram score, ``BP * p_2``), and the score is 0 when effective
+order stops before the first order of positive weight.
 
 Counts are int64 and are converted to float64 exactly (they stay far below
 2**53), which is what Python's ``int * float`` does.
@@ -123,9 +126,17 @@ def _bleu(row, max_order, smooth, smooth_value, effective_order, compensated, pr
         weighted = 0.0
         weight_sum = 0.0
         for m in range(eff_order):
+            if weights[m] == 0.0:
+                # A zero weight leaves the order out of the mean altogether: not even a
+                # zero precision (0 * log 0) may reach it.
+                continue
             x = math.log(precisions[m]) if precisions[m] != 0.0 else _LOG_ZERO
             weighted += weights[m] * x
             weight_sum += weights[m]
+        if weight_sum == 0.0:
+            # Effective order stopped before every weighted order (a hypothesis too
+            # short for them): no weighted precision is defined, and the score is 0.
+            return 0.0, bp
         return bp * math.exp(weighted / weight_sum), bp
 
     log_sum = 0.0

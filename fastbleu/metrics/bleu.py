@@ -67,6 +67,8 @@ class BLEU(Metric):
         Weights of the n-gram orders (``max_ngram_order`` of them), giving
         ``BP * exp(sum w_n log p_n / sum w_n)`` over the orders in use
         (Papineni et al., 2002).  The default is sacrebleu's uniform mean.
+        A zero weight leaves its order out of the mean (``(0, 1, 0, 0)`` is
+        the individual bigram score); at least one weight must be positive.
         Not a sacrebleu option; the signature names it when given.
     spm_model : str or os.PathLike, optional
         The sentencepiece model file of the ``spm``/``flores*``/``spBLEU-1K``
@@ -298,6 +300,48 @@ class BLEU(Metric):
                                      self.max_ngram_order, ref_length=formula.ref_length_code):
             total += stats.sum(axis=0)
         return formula.score(total, check=False)
+
+    def cumulative_scores(self, hypotheses, references=None, *,
+                          sentence: bool = False) -> np.ndarray:
+        """BLEU-1 .. BLEU-N from one pass over the text (N = ``max_ngram_order``).
+
+        BLEU-``k`` is the brevity penalty times the geometric mean of the
+        first ``k`` n-gram precisions (uniform weights ``1/k``), the number
+        sacrebleu's ``BLEU(max_ngram_order=k)`` gives with the same
+        tokenizer, smoothing and effective order
+        (:meth:`BLEUFormula.cumulative_scores`).  The ``weights`` option is
+        not used.
+
+        Parameters
+        ----------
+        hypotheses, references
+            As for :meth:`corpus_score` (``None``: the cached references).
+        sentence : bool
+            Score every segment (sentence level, with this metric's options as
+            :meth:`sentence_scores` uses them) instead of the corpus.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64: ``(N,)`` for the corpus, ``(n_segments, N)`` with
+            ``sentence=True``; column ``k - 1`` is BLEU-``k``.
+        """
+        stats = self.segment_statistics(hypotheses, references)
+        rows = stats if sentence else stats.sum(axis=0)
+        return self.formula.cumulative_scores(rows, check=False)
+
+    def individual_scores(self, hypotheses, references=None, *,
+                          sentence: bool = False) -> np.ndarray:
+        """The individual 1-gram .. N-gram scores from one pass over the text.
+
+        The individual ``k``-gram score is ``BLEU(weights=e_k)``, weight 1 on
+        order ``k`` and 0 on the others: the brevity penalty times the
+        (smoothed) ``k``-gram precision (:meth:`BLEUFormula.individual_scores`).
+        Parameters and shapes as for :meth:`cumulative_scores`.
+        """
+        stats = self.segment_statistics(hypotheses, references)
+        rows = stats if sentence else stats.sum(axis=0)
+        return self.formula.individual_scores(rows, check=False)
 
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
         """BLEU of one hypothesis against its references (``None`` = missing)."""

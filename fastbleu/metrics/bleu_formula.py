@@ -149,9 +149,9 @@ class BLEUFormula(Formula):
                 raise ValueError(f"weights has {len(weights)} values but max_ngram_order is "
                                  f"{order}")
             weights = tuple(float(w) for w in weights)
-            if any(not np.isfinite(w) or w < 0 for w in weights) or weights[0] <= 0:
-                raise ValueError("weights must be finite and non-negative, with a positive "
-                                 "unigram weight")
+            if any(not np.isfinite(w) or w < 0 for w in weights) or not any(weights):
+                raise ValueError("weights must be finite and non-negative, at least one of "
+                                 "them positive")
         value = self.smooth_value
         if value is None:
             value = SMOOTH_DEFAULTS[self.smooth_method]
@@ -290,6 +290,91 @@ class BLEUFormula(Formula):
         if rows.shape[0]:
             bleu_per_row(rows, *self.kernel_args, out)
         return out
+
+    # -- BLEU-1..N and the individual n-gram scores ---------------------------------------
+
+    def order_formula(self, k: int, individual: bool = False) -> BLEUFormula:
+        """The formula of BLEU-``k`` (``individual=False``) or of the individual ``k``-gram
+        score (``individual=True``), with this formula's smoothing, effective order and
+        reference-length rule.
+
+        BLEU-``k`` is BLEU with ``max_order=k`` and uniform weights, sacrebleu's
+        ``BLEU(max_ngram_order=k)``: it reads the first ``k`` orders of a row
+        (:meth:`order_rows`).  The individual ``k``-gram score is this
+        formula's row scored with weight 1 on order ``k`` and 0 elsewhere:
+        ``BP * p_k``, ``p_k`` smoothed exactly as in BLEU-``max_order``.
+        Neither uses this formula's ``weights``.
+        """
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or \
+                not 1 <= k <= self.max_order:
+            raise ValueError(f"the n-gram order must be an int from 1 to {self.max_order}, "
+                             f"got {k!r}")
+        k = int(k)
+        if individual:
+            onehot = tuple(1.0 if n == k else 0.0 for n in range(1, self.max_order + 1))
+            return replace(self, weights=onehot)
+        return replace(self, max_order=k, weights=None)
+
+    def order_rows(self, rows: np.ndarray, k: int) -> np.ndarray:
+        """The columns of orders ``1..k`` of a row (or of every row): the rows of
+        ``max_order=k``, ``[hyp_len, ref_len, match_1..k, total_1..k]``, int64 and
+        C-contiguous."""
+        n = self.max_order
+        columns = np.r_[0, 1, 2:2 + k, 2 + n:2 + n + k]
+        return np.ascontiguousarray(np.asarray(rows)[..., columns], dtype=np.int64)
+
+    def cumulative_scores(self, rows, *, check: bool = True) -> np.ndarray:
+        """BLEU-1 .. BLEU-N of one summed row, or of every row of a statistics array.
+
+        BLEU-``k`` = ``BP * exp((1/k) * sum_{n<=k} log p_n)``: the brevity
+        penalty of the row times the geometric mean of the first ``k``
+        (smoothed) precisions, computed as sacrebleu's
+        ``BLEU(max_ngram_order=k)`` computes it on the same text, for each
+        ``k`` up to ``max_order`` (:meth:`order_formula`).
+
+        Parameters
+        ----------
+        rows : array of int
+            One row (``(row_width,)``, e.g. the corpus sum) or rows
+            (``(n, row_width)``, one per segment).
+        check : bool
+            Check a caller's rows (:meth:`check_rows`); ``False`` for rows the
+            metric computed itself.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, ``(max_order,)`` for one row, ``(n, max_order)`` for rows;
+            column ``k - 1`` is BLEU-``k``.
+        """
+        return self._order_scores(rows, check, individual=False)
+
+    def individual_scores(self, rows, *, check: bool = True) -> np.ndarray:
+        """The individual 1-gram .. N-gram scores of one summed row, or of every row.
+
+        The individual ``k``-gram score is BLEU with weight 1 on order ``k``
+        and 0 on the others, ``BP * exp(log p_k)``: the brevity penalty times
+        the ``k``-gram precision, smoothed as in BLEU-``max_order`` (so with
+        ``exp`` smoothing a zero-match order counts the zero-match orders
+        below it).  With effective order, a row whose hypothesis has no
+        ``k``-grams scores 0 for order ``k``; without it, so does a row with
+        no ``k``-gram match, unsmoothed.  A row with no match at any order
+        scores 0 for every order, as BLEU does.  Shapes as for
+        :meth:`cumulative_scores`.
+        """
+        return self._order_scores(rows, check, individual=True)
+
+    def _order_scores(self, rows, check: bool, individual: bool) -> np.ndarray:
+        single = np.ndim(rows) == 1
+        if check:
+            rows = self.check_rows(rows, ndim=1 if single else 2)
+        rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1, self.row_width)
+        out = np.empty((rows.shape[0], self.max_order), dtype=np.float64)
+        for k in range(1, self.max_order + 1):
+            formula = self.order_formula(k, individual)
+            scored = rows if individual else self.order_rows(rows, k)
+            out[:, k - 1] = formula.scores(scored, check=False)
+        return out[0] if single else out
 
     def resampled_scores(self, sums: np.ndarray, n_systems: int, out: np.ndarray,
                          offset: int) -> None:
