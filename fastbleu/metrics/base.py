@@ -364,6 +364,18 @@ class Metric(ABC):
         """
         return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
 
+    def accumulator(self):
+        """A new, empty :class:`~fastbleu.metrics.accumulator.Accumulator` of this metric.
+
+        ``acc.update(hyps, refs)`` adds segments, ``acc.merge(other)`` adds
+        another accumulator's (from another process: accumulators pickle),
+        and ``acc.score()`` equals :meth:`corpus_score` of all of it
+        concatenated.
+        """
+        from .accumulator import Accumulator
+
+        return Accumulator(self)
+
     @abstractmethod
     def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> Signature:
         """The signature for ``num_refs`` references per segment (``-1``: varies)."""
