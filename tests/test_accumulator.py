@@ -176,3 +176,14 @@ def test_cached_references_and_in_place_add():
     acc += other
     assert str(acc.score()) == str(BLEU().corpus_score(HYPS[:8], [REF_A[:8]]))
     assert "Accumulator(bleu, 8 segments" in repr(acc)
+
+
+def test_streamed_bleu_orders_from_the_statistics():
+    acc = BLEU().accumulator()
+    for hyps, refs in pieces((4, 4, 15)):
+        acc.update(hyps, refs)
+    formula = acc.formula
+    assert formula.cumulative_scores(acc.statistics).tolist() == \
+        BLEU().cumulative_scores(HYPS, REFS).tolist()
+    assert formula.individual_scores(acc.statistics).tolist() == \
+        BLEU().individual_scores(HYPS, REFS).tolist()

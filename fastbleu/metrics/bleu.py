@@ -310,7 +310,11 @@ class BLEU(Metric):
         sacrebleu's ``BLEU(max_ngram_order=k)`` gives with the same
         tokenizer, smoothing and effective order
         (:meth:`BLEUFormula.cumulative_scores`).  The ``weights`` option is
-        not used.
+        not used.  For both kinds from one pass, score the statistics with
+        the formula: ``rows = bleu.segment_statistics(hyps, refs)``, then
+        ``bleu.formula.cumulative_scores(rows.sum(axis=0), check=False)`` and
+        ``bleu.formula.individual_scores(...)`` (or an accumulator's
+        ``statistics``, for a streamed corpus).
 
         Parameters
         ----------
