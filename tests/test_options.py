@@ -72,7 +72,7 @@ def test_weights_are_named_in_the_signature():
 @pytest.mark.parametrize("kwargs,error,message", [
     ({"ref_length": "longest"}, ValueError, "unknown ref_length 'longest'"),
     ({"weights": (0.5, 0.5)}, ValueError, "weights has 2 values but max_ngram_order is 4"),
-    ({"weights": (0.0, 1, 0, 0)}, ValueError, "positive unigram weight"),
+    ({"weights": (0, 0, 0, 0)}, ValueError, "at least one of them positive"),
     ({"weights": (-1, 1, 1, 1)}, ValueError, "non-negative"),
     ({"weights": 0.25}, TypeError, "sequence of numbers"),
 ])
