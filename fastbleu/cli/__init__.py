@@ -33,7 +33,7 @@ from __future__ import annotations
 import logging
 
 from ..errors import InputError
-from .parser import build_parser
+from .parser import apply_environment, build_parser
 from .policy import broken_install_message, is_broken_install, report_bug, say, write_output
 from .run import execute
 
@@ -45,6 +45,7 @@ _is_broken_install = is_broken_install  # its name before the command line becam
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fastbleu`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
+    apply_environment(args)
     logging.basicConfig(format="fastbleu: warning: %(message)s",
                         level=logging.ERROR if args.quiet else logging.WARNING)
     from ..signals import Terminated, terminating

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import sys
 
 from .._version import __version__
@@ -16,6 +17,7 @@ SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 #: The metrics of ``-m`` (the keys of ``fastbleu.metrics.METRICS``, which imports nothing
 #: heavy either; a test checks that the two agree).
 METRIC_NAMES = ("bleu", "chrf", "ter")
+FORMATS = ("json", "text", "latex")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -60,6 +62,14 @@ class _Parser(argparse.ArgumentParser):
         if sys.stderr is not None:
             self.print_usage(sys.stderr)
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def apply_environment(args) -> None:
+    """sacrebleu's ``SACREBLEU_FORMAT``: one of :data:`FORMATS`, in any case, replaces
+    ``-f`` (even one given on the command line); any other value is ignored."""
+    value = os.environ.get("SACREBLEU_FORMAT", "").lower()
+    if value in FORMATS:
+        args.format = value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -202,12 +212,15 @@ def build_parser() -> argparse.ArgumentParser:
                          help="score the table on a new local Dask cluster of N worker "
                               "processes")
     shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--quiet", action="store_true", help="no progress line, no warnings")
+    # -q: sacrebleu's name; there it silences the INFO lines on standard error.
+    shown.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress line, no warnings")
     shown.add_argument("--progress", action="store_true",
                        help="show the progress line even when standard error is not a terminal")
     out = parser.add_argument_group("output")
-    out.add_argument("-f", "--format", choices=("json", "text", "latex"), default="json",
-                     help="output format (default: json)")
+    out.add_argument("-f", "--format", choices=FORMATS, default="json",
+                     help="output format (default: json); $SACREBLEU_FORMAT, when it is one of "
+                          "these (any case), overrides it, as in sacrebleu")
     out.add_argument("-w", "--width", type=int, default=1, help="decimals (default: 1)")
     out.add_argument("-b", "--score-only", action="store_true", help="print only the score")
     out.add_argument("-sh", "--short", action="store_true", help="short signature")
