@@ -81,4 +81,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         return report_bug()
+    if output is None:  # nothing to print (an --echo of no segment), as sacrebleu
+        return 0
     return write_output(output)

@@ -81,9 +81,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "Give reference files and systems (-i) as sacrebleu takes them, or one "
                     "table (Parquet file, directory or glob; CSV, TSV, JSON Lines) with "
                     "--hyp-column and --ref-column.")
-    parser.add_argument("refs", nargs="+", metavar="REF",
+    # "*": with -t the references are sacrebleu's test set (cli.testset_mode checks which).
+    parser.add_argument("refs", nargs="*", metavar="REF",
                         help="reference file(s), one segment per line (.gz read transparently),"
-                             " or one table")
+                             " or one table; none with -t")
     parser.add_argument("-i", "--input", nargs="+", metavar="SYS",
                         help="system output file(s) (default: standard input, several systems "
                              "as tab-separated columns)")
@@ -143,6 +144,25 @@ def build_parser() -> argparse.ArgumentParser:
     ter.add_argument("--ter-normalized", action="store_true",
                      help="Tercom's normalization and tokenization (XML entities, punctuation, "
                           "possessives, numbers)")
+    sets = parser.add_argument_group(
+        "test sets", "sacrebleu's test sets, read from $SACREBLEU (default ~/.sacrebleu) "
+                     "where sacrebleu downloaded them; fastbleu never downloads")
+    sets.add_argument("-t", "--test-set", metavar="NAME[,NAME...]",
+                      help="score against this test set's references (with -l); several, "
+                           "comma-separated, are concatenated")
+    sets.add_argument("--echo", nargs="+", metavar="FIELD",
+                      help="print these fields of the test set (src, ref, docid, origlang..., "
+                           "or all), tab-separated, and stop")
+    sets.add_argument("-ol", "--origlang", metavar="LANG",
+                      help="only the documents originally in LANG ('non-LANG': the others)")
+    sets.add_argument("--subset", metavar="REGEX",
+                      help="only the documents whose domain (or WMT18/19 annotation) matches")
+    sets.add_argument("--list", action="store_true",
+                      help="list the test sets (of -l), or with -t their fields, and stop")
+    sets.add_argument("--citation", "--cite", action="store_true",
+                      help="print the test set's BibTeX citation and stop")
+    sets.add_argument("-d", "--detail", action="store_true",
+                      help="also score each original language (and domain) of the test set")
     text = parser.add_argument_group("text files")
     text.add_argument("-e", "--encoding", default="utf-8",
                       help="encoding of the text files (default: utf-8)")
