@@ -84,11 +84,21 @@ def check_language_pair(names: list[str], langpair: str | None) -> None:
                              f"{', '.join(pairs)}")
 
 
+# The paths are made here from $SACREBLEU as it is now: sacrebleu's own datasets fix
+# theirs when sacrebleu is imported.
+
 def _raw_file(dataset, langpair: str) -> str:
-    """The raw file of ``langpair`` under ``raw/`` (sacrebleu's first file of the pair)."""
-    if _is_wmt_xml(dataset):
-        return dataset._get_langpair_path(langpair)
-    return os.path.join(sacrebleu_dir(), dataset.name, "raw", dataset.langpairs[langpair][0])
+    """The raw file of ``langpair`` under ``raw/`` (sacrebleu's first file of the pair; a
+    WMT 2022+ pair may give it as ``{"path": ...}``)."""
+    entry = dataset.langpairs[langpair]
+    relative = entry["path"] if isinstance(entry, dict) else entry[0]
+    return os.path.join(sacrebleu_dir(), dataset.name, "raw", relative)
+
+
+def _text_file(name: str, langpair: str, field: str) -> str:
+    """A field's processed file: ``<name>/<name, '/' as '_'>.<pair>.<field, ':' as '-'>``."""
+    return os.path.join(sacrebleu_dir(), name,
+                        f"{name.replace('/', '_')}.{langpair}.{field.replace(':', '-')}")
 
 
 def _xml_fields(dataset, langpair: str) -> dict:
@@ -112,9 +122,7 @@ def fieldnames(name: str, langpair: str) -> list[str]:
 def field_files(name: str, langpair: str) -> dict[str, str]:
     """Each field's processed text file, all present, or an InputError with the command
     that fetches them."""
-    dataset = _dataset(name)
-    files = {field: dataset._get_txt_file_path(langpair, field)
-             for field in fieldnames(name, langpair)}
+    files = {field: _text_file(name, langpair, field) for field in fieldnames(name, langpair)}
     if not all(os.path.isfile(path) for path in files.values()):
         raise _not_downloaded(name, langpair)
     return files
