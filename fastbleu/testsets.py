@@ -106,7 +106,19 @@ def _xml_fields(dataset, langpair: str) -> dict:
     raw = _raw_file(dataset, langpair)
     if not os.path.isfile(raw):
         raise _not_downloaded(dataset.name, langpair)
-    return dataset._unwrap_wmt21_or_later(raw)
+    fields = dataset._unwrap_wmt21_or_later(raw)
+    # sacrebleu orders the translators as a set of str does: by their hashes, another order
+    # in each process.  Sorted here, so that --echo all and --list say the same each time.
+    refs = sorted(key for key in fields if key.startswith("ref"))
+    ordered, placed = {}, False
+    for key, values in fields.items():
+        if key.startswith("ref"):
+            if not placed:
+                ordered.update((ref, fields[ref]) for ref in refs)
+                placed = True
+        else:
+            ordered[key] = values
+    return ordered
 
 
 def fieldnames(name: str, langpair: str) -> list[str]:

@@ -26,9 +26,10 @@ class _Parser(argparse.ArgumentParser):
     no option is ever abbreviated.
 
     ``allow_abbrev=False`` stops ``--lowerc`` from meaning ``--lowercase``, but
-    argparse still completes a single-dash prefix (``-t`` for ``-tok``, ``-l`` for
-    ``-lc``); :meth:`_get_option_tuples` keeps only what is not an abbreviation: a
-    one-letter option with its value attached (``-w2``).
+    argparse still completes a single-dash prefix (``-p`` for ``-pbs``, ``-c`` for
+    ``-cc``); :meth:`_get_option_tuples` keeps only what is not an abbreviation: a
+    one-letter option with its value attached (``-w2``; ``-tok`` and ``-t``, sacrebleu's
+    test set, are two flags, as in sacrebleu).
     """
 
     def _get_option_tuples(self, option_string):
