@@ -313,7 +313,11 @@ def listing(test_set: str | None, langpair: str | None) -> str:
         pairs = [langpair] if langpair else list(datasets[test_set].langpairs)
         if langpair:
             check_language_pair([test_set], langpair)
-        return "\n".join(f"{pair}: {', '.join(fieldnames(test_set, pair))}" for pair in pairs)
+        try:
+            return "\n".join(f"{pair}: {', '.join(fieldnames(test_set, pair))}"
+                             for pair in pairs)
+        except InputError:  # every pair is listed: the command fetching them all
+            raise _not_downloaded(test_set, langpair) from None
     if langpair:
         parts = langpair.split("-")
         if len(parts) < 2:

@@ -302,6 +302,9 @@ HOSTILE = [
      "is not a regular expression"),
     (["-t", "wmt19", "-l", "de-en", "-nr", "2", "-i", "hyp.txt"], "-nr/--num-refs"),
     (["-t", "wmt19", "-l", "de-en", "-i", "short.txt"], "has 4 lines but short.txt has 2"),
+    (["--list", "-t", "wmt21"], "fetch it with: sacrebleu --download wmt21\n"),
+    (["-t", "wmt19", "-l", "de-en", "--group-by", "x"], "--group-by read a table"),
+    (["--list", "-l", "de"], "-l/--language-pair takes SRC-TRG"),
     (["-t", "wmt22", "-l", "en-de", "-i", "hyp22.txt", "--subset", "news"],
      "no segment with subset=news"),
 ]

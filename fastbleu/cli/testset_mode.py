@@ -42,12 +42,24 @@ def early_output(args) -> str | None:
         raise InputError("-nr/--num-refs is for a tab-separated reference file, not for a "
                          "test set (-t)")
     names = testsets.check_test_sets(args.test_set)
+    tables = [flag for flag, value in (
+        ("--hyp-column", args.hyp_column), ("--ref-column", args.ref_column),
+        ("--group-by", args.group_by), ("--doc-column", args.doc_column),
+        ("--tokenize-column", args.tokenize_column), ("--segments-out", args.segments_out),
+        ("--system-column", args.system_column), ("--segment-column", args.segment_column),
+        ("--baseline", args.baseline), ("--null-as-empty", args.null_as_empty))
+        if value not in (None, False)]
+    if tables:
+        raise InputError(f"{', '.join(tables)} read a table; a test set (-t) is scored as "
+                         "sacrebleu scores it, with systems from -i or standard input")
     if args.refs:
         raise InputError("give a test set (-t) or reference files, not both (the files "
                          f"given: {' '.join(args.refs)})")
     testsets.check_language_pair(names, args.language_pair)
     if args.echo:
         return testsets.echo(names, args.language_pair, args.echo, args.origlang, args.subset)
+    if args.detail and args.format == "json":  # sacrebleu: the breakdown is not JSON
+        args.format = "text"
     if args.tokenize == "none":  # sacrebleu's two warnings, one line here
         logger.warning("-tok none turns off BLEU's tokenizer, presumably for tokenized files: "
                        "published numbers will not be comparable to other papers")
