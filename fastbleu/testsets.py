@@ -199,14 +199,14 @@ def keep_mask(names: list[str], langpair: str, origlang: str | None,
                     pattern is None or (domain is not None and pattern.search(domain)
                                         is not None)))
         elif raw.endswith(".sgm"):
-            mask += _sgm_mask(name, raw, keeps, pattern)
+            mask += _sgm_mask(name, langpair, raw, keeps, pattern)
         else:
             raise InputError(f"--origlang and --subset need a WMT test set with .sgm or .xml "
                              f"raw files; {name} has {os.path.basename(raw)}")
     return mask
 
 
-def _sgm_mask(name: str, raw: str, keeps, pattern) -> list[bool]:
+def _sgm_mask(name: str, langpair: str, raw: str, keeps, pattern) -> list[bool]:
     """One bool per ``<seg`` line of an SGML release: its ``<doc``'s verdict."""
     tags = {}
     if pattern is not None:
@@ -216,7 +216,7 @@ def _sgm_mask(name: str, raw: str, keeps, pattern) -> list[bool]:
                              f"has it for {', '.join(subsets)})")
         tags = subsets[name]
     if not os.path.isfile(raw):
-        raise _not_downloaded(name, None)
+        raise _not_downloaded(name, langpair)
     mask, keep = [], False
     with open(raw, encoding="utf-8", newline="\n") as stream:
         for line in stream:

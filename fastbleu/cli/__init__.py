@@ -2,6 +2,7 @@
 
     fastbleu REF [REF ...] -i SYS [SYS ...]     # text files, as sacrebleu reads them
     cat SYS | fastbleu REF -f text             # systems from standard input (tab-separated)
+    fastbleu -t wmt19 -l de-en -i SYS           # a test set sacrebleu has downloaded
     fastbleu scores.parquet --hyp-column hyp --ref-column ref --group-by system,pair
     fastbleu REF -i BASE SYS2 --paired-bs       # significance (fastbleu.significance)
     fastbleu scores.parquet --system-column system --group-by pair --paired-ar
@@ -9,7 +10,9 @@
 Parse, plan, call the public API, print: :mod:`.parser` knows the flags
 (:func:`build_parser`), :mod:`.plan` chooses the mode and refuses flag
 combinations, :mod:`.inputs` reads text files and standard input, :mod:`.run`
-calls the API for each mode and formats with :mod:`fastbleu.report`, and
+calls the API for each mode and formats with :mod:`fastbleu.report`,
+:mod:`.testset_mode` handles sacrebleu's test sets (``-t``, ``--echo``,
+``--list``, read through :mod:`fastbleu.testsets`, never downloaded), and
 :mod:`.policy` is the error policy.  A user error prints one line and exits
 with status 2 (nothing half-written is left behind); ``--debug`` shows the
 traceback instead.  Exit statuses:
