@@ -2,6 +2,7 @@
 
     fastbleu REF [REF ...] -i SYS [SYS ...]     # text files, as sacrebleu reads them
     cat SYS | fastbleu REF -f text             # systems from standard input (tab-separated)
+    fastbleu -t wmt19 -l de-en -i SYS           # a test set sacrebleu has downloaded
     fastbleu scores.parquet --hyp-column hyp --ref-column ref --group-by system,pair
     fastbleu REF -i BASE SYS2 --paired-bs       # significance (fastbleu.significance)
     fastbleu scores.parquet --system-column system --group-by pair --paired-ar
@@ -9,7 +10,9 @@
 Parse, plan, call the public API, print: :mod:`.parser` knows the flags
 (:func:`build_parser`), :mod:`.plan` chooses the mode and refuses flag
 combinations, :mod:`.inputs` reads text files and standard input, :mod:`.run`
-calls the API for each mode and formats with :mod:`fastbleu.report`, and
+calls the API for each mode and formats with :mod:`fastbleu.report`,
+:mod:`.testset_mode` handles sacrebleu's test sets (``-t``, ``--echo``,
+``--list``, read through :mod:`fastbleu.testsets`, never downloaded), and
 :mod:`.policy` is the error policy.  A user error prints one line and exits
 with status 2 (nothing half-written is left behind); ``--debug`` shows the
 traceback instead.  Exit statuses:
@@ -33,7 +36,7 @@ from __future__ import annotations
 import logging
 
 from ..errors import InputError
-from .parser import build_parser
+from .parser import apply_environment, build_parser
 from .policy import broken_install_message, is_broken_install, report_bug, say, write_output
 from .run import execute
 
@@ -45,6 +48,7 @@ _is_broken_install = is_broken_install  # its name before the command line becam
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fastbleu`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
+    apply_environment(args)
     logging.basicConfig(format="fastbleu: warning: %(message)s",
                         level=logging.ERROR if args.quiet else logging.WARNING)
     from ..signals import Terminated, terminating
@@ -80,4 +84,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         return report_bug()
+    if output is None:  # nothing to print (an --echo of no segment), as sacrebleu
+        return 0
     return write_output(output)

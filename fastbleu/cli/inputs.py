@@ -17,7 +17,11 @@ def read_text_inputs(args) -> tuple[list[str], list, list]:
     from ..files import column_from_bytes, read_lines, split_fields
 
     read = lambda path: read_lines(path, args.encoding, args.encoding_errors)  # noqa: E731
-    if args.num_refs > 1:
+    if args.test_set:  # sacrebleu's test set, read from $SACREBLEU
+        from .testset_mode import test_set_references
+
+        ref_names, refs = test_set_references(args)
+    elif args.num_refs > 1:
         if len(args.refs) != 1:
             raise InputError("-nr/--num-refs takes a single, tab-separated reference file")
         refs = split_fields(read(args.refs[0]), args.refs[0], args.num_refs)
@@ -37,8 +41,9 @@ def read_text_inputs(args) -> tuple[list[str], list, list]:
             raise InputError("the same system file is given twice")
         systems = [read(path) for path in args.input]
         names = list(args.input)
-    ref_names = args.refs if args.num_refs == 1 else [f"{args.refs[0]} (field {k + 1})"
-                                                      for k in range(len(refs))]
+    if not args.test_set:
+        ref_names = args.refs if args.num_refs == 1 else [f"{args.refs[0]} (field {k + 1})"
+                                                          for k in range(len(refs))]
     for name, system in zip(names, systems):
         for ref_name, ref in zip(ref_names, refs):
             if len(ref) != len(system):

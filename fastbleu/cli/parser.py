@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import os
 import sys
 
 from .._version import __version__
@@ -16,6 +17,7 @@ SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 #: The metrics of ``-m`` (the keys of ``fastbleu.metrics.METRICS``, which imports nothing
 #: heavy either; a test checks that the two agree).
 METRIC_NAMES = ("bleu", "chrf", "ter")
+FORMATS = ("json", "text", "latex")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,9 +26,10 @@ class _Parser(argparse.ArgumentParser):
     no option is ever abbreviated.
 
     ``allow_abbrev=False`` stops ``--lowerc`` from meaning ``--lowercase``, but
-    argparse still completes a single-dash prefix (``-t`` for ``-tok``, ``-l`` for
-    ``-lc``); :meth:`_get_option_tuples` keeps only what is not an abbreviation: a
-    one-letter option with its value attached (``-w2``).
+    argparse still completes a single-dash prefix (``-p`` for ``-pbs``, ``-c`` for
+    ``-cc``); :meth:`_get_option_tuples` keeps only what is not an abbreviation: a
+    one-letter option with its value attached (``-w2``; ``-tok`` and ``-t``, sacrebleu's
+    test set, are two flags, as in sacrebleu).
     """
 
     def _get_option_tuples(self, option_string):
@@ -62,6 +65,14 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def apply_environment(args) -> None:
+    """sacrebleu's ``SACREBLEU_FORMAT``: one of :data:`FORMATS`, in any case, replaces
+    ``-f`` (even one given on the command line); any other value is ignored."""
+    value = os.environ.get("SACREBLEU_FORMAT", "").lower()
+    if value in FORMATS:
+        args.format = value
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with sacrebleu's flag names and defaults."""
     parser = _Parser(
@@ -71,9 +82,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "Give reference files and systems (-i) as sacrebleu takes them, or one "
                     "table (Parquet file, directory or glob; CSV, TSV, JSON Lines) with "
                     "--hyp-column and --ref-column.")
-    parser.add_argument("refs", nargs="+", metavar="REF",
+    # "*": with -t the references are sacrebleu's test set (cli.testset_mode checks which).
+    parser.add_argument("refs", nargs="*", metavar="REF",
                         help="reference file(s), one segment per line (.gz read transparently),"
-                             " or one table")
+                             " or one table; none with -t")
     parser.add_argument("-i", "--input", nargs="+", metavar="SYS",
                         help="system output file(s) (default: standard input, several systems "
                              "as tab-separated columns)")
@@ -133,6 +145,25 @@ def build_parser() -> argparse.ArgumentParser:
     ter.add_argument("--ter-normalized", action="store_true",
                      help="Tercom's normalization and tokenization (XML entities, punctuation, "
                           "possessives, numbers)")
+    sets = parser.add_argument_group(
+        "test sets", "sacrebleu's test sets, read from $SACREBLEU (default ~/.sacrebleu) "
+                     "where sacrebleu downloaded them; fastbleu never downloads")
+    sets.add_argument("-t", "--test-set", metavar="NAME[,NAME...]",
+                      help="score against this test set's references (with -l); several, "
+                           "comma-separated, are concatenated")
+    sets.add_argument("--echo", nargs="+", metavar="FIELD",
+                      help="print these fields of the test set (src, ref, docid, origlang..., "
+                           "or all), tab-separated, and stop")
+    sets.add_argument("-ol", "--origlang", metavar="LANG",
+                      help="only the documents originally in LANG ('non-LANG': the others)")
+    sets.add_argument("--subset", metavar="REGEX",
+                      help="only the documents whose domain (or WMT18/19 annotation) matches")
+    sets.add_argument("--list", action="store_true",
+                      help="list the test sets (of -l), or with -t their fields, and stop")
+    sets.add_argument("--citation", "--cite", action="store_true",
+                      help="print the test set's BibTeX citation and stop")
+    sets.add_argument("-d", "--detail", action="store_true",
+                      help="also score each original language (and domain) of the test set")
     text = parser.add_argument_group("text files")
     text.add_argument("-e", "--encoding", default="utf-8",
                       help="encoding of the text files (default: utf-8)")
@@ -202,12 +233,15 @@ def build_parser() -> argparse.ArgumentParser:
                          help="score the table on a new local Dask cluster of N worker "
                               "processes")
     shown = parser.add_mutually_exclusive_group()
-    shown.add_argument("--quiet", action="store_true", help="no progress line, no warnings")
+    # -q: sacrebleu's name; there it silences the INFO lines on standard error.
+    shown.add_argument("-q", "--quiet", action="store_true",
+                       help="no progress line, no warnings")
     shown.add_argument("--progress", action="store_true",
                        help="show the progress line even when standard error is not a terminal")
     out = parser.add_argument_group("output")
-    out.add_argument("-f", "--format", choices=("json", "text", "latex"), default="json",
-                     help="output format (default: json)")
+    out.add_argument("-f", "--format", choices=FORMATS, default="json",
+                     help="output format (default: json); $SACREBLEU_FORMAT, when it is one of "
+                          "these (any case), overrides it, as in sacrebleu")
     out.add_argument("-w", "--width", type=int, default=1, help="decimals (default: 1)")
     out.add_argument("-b", "--score-only", action="store_true", help="print only the score")
     out.add_argument("-sh", "--short", action="store_true", help="short signature")

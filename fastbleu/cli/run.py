@@ -14,8 +14,18 @@ from ..errors import InputError
 from .plan import TABLE, Plan, make_plan
 
 
-def execute(args) -> str:
-    """Score as ``args`` (argparse's namespace) say; return what to print."""
+def execute(args) -> str | None:
+    """Score as ``args`` (argparse's namespace) say; return what to print (None: nothing,
+    an ``--echo`` of no segment)."""
+    from .testset_mode import early_output, uses_test_sets
+
+    if uses_test_sets(args):
+        shown = early_output(args)
+        if shown is not None:
+            return shown or None
+    elif not args.refs:
+        raise InputError("no references: give reference files (or a table), or a test set "
+                         "with -t and -l")
     plan = make_plan(args)
     if args.spm_model is not None and args.tokenize_column is None:
         _check_spm_model(args, plan)

@@ -20,6 +20,11 @@ def text_scores(args, plan: Plan) -> str:
     """Text files: corpus scores, sentence scores, confidence intervals or a paired test."""
     names, systems, refs = read_text_inputs(args)  # first: its import is the first of numpy
     check_significance(args, len(systems))
+    full_system, full_refs = systems[0], refs  # -d scores the whole test set's parts
+    if args.test_set:
+        from .testset_mode import filtered
+
+        systems, refs = filtered(args, systems, refs)
     if len(systems[0]) == 0:  # the words of table mode's warning
         shown = " and ".join(_display_names(plan))
         logger.warning(f"the input has no lines; its {shown} {'are' if ' and ' in shown else 'is'} "
@@ -47,9 +52,19 @@ def text_scores(args, plan: Plan) -> str:
             sacrebleu_compat=args.sacrebleu_compat)
     else:
         scores = [metric.corpus_score(systems[0], refs) for metric in chosen]
-    short = args.short and args.format != "json"
-    return report.single(scores, [m.get_signature().format(short) for m in chosen],
-                         args.format, args.width, args.score_only)
+    fmt = "text" if args.detail and args.format == "json" else args.format  # as sacrebleu
+    short = args.short and fmt != "json"
+    shown = report.single(scores, [m.get_signature().format(short) for m in chosen],
+                          fmt, args.width, args.score_only)
+    if args.detail:
+        from .testset_mode import detail
+
+        # sacrebleu's breakdown lists the metrics in the order of -m, not sorted
+        order = list(dict.fromkeys(args.metrics))
+        by_key = dict(zip((key for key, _ in plan.metrics), chosen))
+        shown = "\n".join(filter(None, [shown, detail(args, [by_key[key] for key in order],
+                                                        full_system, full_refs)]))
+    return shown
 
 
 def _display_names(plan: Plan) -> list[str]:
