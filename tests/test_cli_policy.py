@@ -172,7 +172,7 @@ def test_table_flags_the_api_refuses_are_one_line(capsys, small_table, flags, ne
 @pytest.mark.parametrize("flag, words", [
     (["--lowerc"], "unrecognized arguments: --lowerc"),
     (["--max-ngram", "3"], "unrecognized arguments: --max-ngram"),
-    (["-t", "char"], "unrecognized arguments: -t"),
+    (["--tok", "char"], "unrecognized arguments: --tok"),
     (["-pb"], "unrecognized arguments: -pb"),  # not -pbs or -pbsn
 ])
 def test_abbreviated_flags_are_usage_errors(capsys, flag, words):
