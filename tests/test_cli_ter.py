@@ -13,6 +13,8 @@ command (the helpers of ``test_cli_metrics``).
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -239,3 +241,20 @@ def test_help_lists_the_ter_flags_as_sacrebleu_names_them():
         assert flag in done and flag in ours
     assert "among bleu, chrf, ter" in " ".join(ours.split())
     assert "lower is better" in ours and "BLEU, chrF and TER" in ours
+
+
+@pytest.mark.parametrize("flags", [[], ["-sl"], ["-ci", "-cin", "10"], ["-f", "text"]])
+def test_a_line_too_long_for_ter_is_one_line_naming_file_and_line(tmp_path, flags):
+    """TER's edit-distance matrix has a size limit: a line past it is the user's error,
+    named by file and line (was a traceback)."""
+    text = "a b\n" + " ".join(["w"] * 8192) + "\n"
+    ref, hyp = tmp_path / "ref.txt", tmp_path / "hyp.txt"
+    ref.write_text(text)
+    hyp.write_text(text)
+    done = subprocess.run([sys.executable, "-m", "fastbleu", str(ref), "-i", str(hyp), "-m",
+                           "ter", *flags], capture_output=True, text=True)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        f"fastbleu: error: {hyp}, line 2: too long for TER: 8192 hypothesis words against "
+        "8192 reference words need a 67,125,249-cell edit-distance matrix (at most "
+        "67,108,864)"]

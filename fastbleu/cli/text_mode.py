@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from ..errors import InputError
+from ..errors import InputError, SegmentError
 from .inputs import read_text_inputs
 from .metrics import metrics, seed_label
 from .plan import Plan, check_significance
@@ -37,7 +37,8 @@ def text_scores(args, plan: Plan) -> str:
 
     if len(systems) > 1:  # the references prepared once for all systems
         chosen = metrics(plan.metrics, references=refs)
-        scores = [[metric.corpus_score(system, None) for system in systems]
+        scores = [[_on_lines(source, metric.corpus_score, system, None)
+                   for source, system in zip(_sources(args, systems), systems)]
                   for metric in chosen]
         return report.systems(names, scores, [m.get_signature().format(args.short)
                                               for m in chosen], args.format, args.width)
@@ -47,11 +48,12 @@ def text_scores(args, plan: Plan) -> str:
 
         seed_label(args.seed)
         _need_segments(systems[0])
-        scores = significance.scores_with_confidence(
-            systems[0], refs, metrics=chosen, n_samples=args.confidence_n, seed=args.seed,
-            sacrebleu_compat=args.sacrebleu_compat)
+        scores = _on_lines(_sources(args, systems)[0], significance.scores_with_confidence,
+                           systems[0], refs, metrics=chosen, n_samples=args.confidence_n,
+                           seed=args.seed, sacrebleu_compat=args.sacrebleu_compat)
     else:
-        scores = [metric.corpus_score(systems[0], refs) for metric in chosen]
+        scores = [_on_lines(_sources(args, systems)[0], metric.corpus_score, systems[0], refs)
+                  for metric in chosen]
     fmt = "text" if args.detail and args.format == "json" else args.format  # as sacrebleu
     short = args.short and fmt != "json"
     shown = report.single(scores, [m.get_signature().format(short) for m in chosen],
@@ -65,6 +67,20 @@ def text_scores(args, plan: Plan) -> str:
         shown = "\n".join(filter(None, [shown, detail(args, [by_key[key] for key in order],
                                                         full_system, full_refs)]))
     return shown
+
+
+def _sources(args, systems) -> list[str]:
+    """Where each system was read from, for messages: its file, or standard input."""
+    return list(args.input) if args.input else ["<stdin>"] * len(systems)
+
+
+def _on_lines(name: str, call, *args, **kwargs):
+    """``call(*args, **kwargs)``, a metric refusing one segment being the user's error: the message
+    names the input and its line (segment ``i`` is line ``i + 1`` of every file)."""
+    try:
+        return call(*args, **kwargs)
+    except SegmentError as error:
+        raise InputError(f"{name}, line {error.index + 1}: {error.reason}") from None
 
 
 def _display_names(plan: Plan) -> list[str]:
@@ -84,7 +100,7 @@ def sentence_scores(args, plan: Plan, systems, refs) -> str:
     if len(systems) > 1:
         raise InputError("only one system can be scored at sentence level")
     (metric,) = metrics(plan.metrics)
-    stats = metric.segment_statistics(systems[0], refs)
+    stats = _on_lines(_sources(args, systems)[0], metric.segment_statistics, systems[0], refs)
     signature = metric.get_signature().format(args.short)
     formula = metric.formula
     return "\n".join(formula.score(row, check=False).format(args.width, args.score_only, signature)
@@ -98,7 +114,8 @@ def paired_text(args, plan: Plan, names, systems, refs) -> str:
     label = seed_label(args.seed)
     chosen = metrics(plan.metrics, references=refs)
     _need_segments(systems[0])
-    stats = [[metric.segment_statistics(system, None) for system in systems]
+    stats = [[_on_lines(source, metric.segment_statistics, system, None)
+              for source, system in zip(_sources(args, systems), systems)]
              for metric in chosen]
     results = significance.paired_tests(stats, [m.formula for m in chosen], plan.test,
                                         n_samples=plan.n_samples, seed=args.seed,
