@@ -459,6 +459,34 @@ def test_sigterm_on_a_cluster_leaves_no_partial_folder(big_table, tmp_path):
     assert (out / "part.00000.parquet").read_bytes() == OLD
 
 
+@pytest.mark.parametrize("moment", ["after the temporary", "after the writer"])
+def test_a_signal_just_after_the_temporary_is_created_removes_it(table, tmp_path,
+                                                                 monkeypatch, moment):
+    """The moment the CLI test above aims at, made certain: a signal right after the
+    segments file's temporary exists, before the writer or the run own it (a load-
+    dependent failure once left the temporary behind)."""
+    from fastbleu.tables import scoring, writers
+
+    folder = tmp_path / "out"
+    folder.mkdir()
+    out = folder / "segments.parquet"
+    out.write_bytes(OLD)
+    created = writers.AtomicFile if moment == "after the temporary" else writers.SegmentWriter
+    patched = writers if moment == "after the temporary" else scoring
+    name = created.__name__
+
+    class Signalled(created):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            os.kill(os.getpid(), signal.SIGTERM)  # its handler runs before the next line
+
+    monkeypatch.setattr(patched, name, Signalled)
+    with pytest.raises(Terminated):
+        with terminating():
+            fastbleu.score_table(str(table), segments_out=str(out))
+    assert os.listdir(folder) == ["segments.parquet"] and out.read_bytes() == OLD
+
+
 def test_a_signal_waits_for_a_held_step():
     from fastbleu.signals import held
 

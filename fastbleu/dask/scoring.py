@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from ..errors import InputError
+from ..signals import held
 from ..tables.groups import Groups, canonical_key
 from ..tables.job import TableJob
 from ..tables.paths import CSV_SUFFIXES, JSON_SUFFIXES
@@ -112,8 +113,11 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     if segments_out is not None:  # before reading any footer: never an input, never a file
         check_directory(segments_out, source)
     pieces = _pieces(source, job, partition_rows)
-    segments = AtomicDirectory(segments_out, source) if segments_out is not None else None
+    segments = None
     try:
+        with held():  # a signal waits until the temporary directory is ours to discard
+            if segments_out is not None:
+                segments = AtomicDirectory(segments_out, source)
         offsets = [None] * len(pieces)
         if segments is not None and _is_dask_frame(source):
             # Row numbers of the segment files count from the table's start.

@@ -12,6 +12,7 @@ batch and the number of groups, not by the rows.
 from __future__ import annotations
 
 from ..progress import Progress
+from ..signals import held
 from .job import TableJob
 from .readers import open_table
 from .results import GroupScores, MetricScores
@@ -132,8 +133,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                        encoding_errors=job.encoding_errors)
 
     meter = Progress(table.total_rows, progress)
-    segments = SegmentWriter(segments_out, list(job.keys), metric_set, source) \
-        if segments_out is not None else None
+    segments = None
 
     def written(batch, stats, first_row):
         if segments is not None:
@@ -141,6 +141,9 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
         meter.update(batch.num_rows)
 
     try:
+        with held():  # a signal waits until the writer is ours to discard
+            if segments_out is not None:
+                segments = SegmentWriter(segments_out, list(job.keys), metric_set, source)
         groups = job.statistics(table.batches(), metric_set, on_batch=written)
         if segments is not None:
             segments.commit()

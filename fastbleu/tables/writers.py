@@ -320,14 +320,25 @@ class SegmentWriter:
     def __init__(self, path, keys: list[str], formula, source=None):
         from concurrent.futures import ThreadPoolExecutor
 
-        self.output = AtomicFile(path, source)  # checked: never an input, never a device
-        self.keys = keys
-        # (prefix, formula, columns of the statistics row) of every metric
-        self.parts = formula.segment_parts() if hasattr(formula, "segment_parts") else \
-            [("", formula, slice(0, formula.row_width))]
-        self.writer = None
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastbleu-write")
-        self._pending = None
+        output = None
+        try:
+            # A signal waits until the writer owns its temporary file (and then the
+            # temporary goes), so that no moment leaves a temporary nobody removes.
+            with held():
+                output = AtomicFile(path, source)  # checked: never an input, never a device
+                self.output = output
+                self.keys = keys
+                # (prefix, formula, columns of the statistics row) of every metric
+                self.parts = formula.segment_parts() if hasattr(formula, "segment_parts") \
+                    else [("", formula, slice(0, formula.row_width))]
+                self.writer = None
+                self._thread = ThreadPoolExecutor(max_workers=1,
+                                                  thread_name_prefix="fastbleu-write")
+                self._pending = None
+        except BaseException:
+            if output is not None:
+                output.discard()
+            raise
 
     def _schema(self, batch=None):
         import pyarrow as pa
