@@ -722,7 +722,97 @@ def run_profile(args, files, info: dict, sets: dict | None) -> dict:
         out[f"{target} words"] = profile_set(f"{target} words", h, r, args.profile_repeat,
                                              ("default",))
         print_profile(f"{target} words", out[f"{target} words"])
+    extras = {"kernel_by_pair": kernel_by_pair(files, args.profile_repeat),
+              "pool_pieces": pool_pieces(hyps, refs, args.profile_repeat)}
+    print_extras(extras)
+    return out, extras
+
+
+def kernel_by_pair(files, repeat: int) -> dict:
+    """The kernel alone (one thread, best of ``repeat``) on each language pair's segments of
+    the base corpus, with its reference lengths."""
+    pairs: dict[str, list] = {}
+    for hyp_path, ref_path in files:
+        pairs.setdefault(hyp_path.name.split(".")[1], []).append((hyp_path, ref_path))
+    out = {}
+    for pair, pair_files in pairs.items():
+        hyps, refs = load_corpus(pair_files)
+        hh, hs, hc, rh, rs, rc = tokens_of(hyps, refs, {})
+        rows = np.empty((hc.size, 2), np.int64)
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.process_time()
+            _statistics_chunk(hh, hs, hc, rh, rs.reshape(1, -1), rc.reshape(1, -1), rows, 0,
+                              hc.size)
+            best = min(best, time.process_time() - start)
+        out[pair] = {"systems": len(pair_files), "segments": int(hc.size),
+                     "ref_words_mean": float(rc.mean()),
+                     "refs_over_24_words": float((rc > 24).mean()),
+                     "kernel_cpu_seconds": best, "segments_per_second": hc.size / best}
+    total = sum(x["kernel_cpu_seconds"] for x in out.values())
+    for x in out.values():
+        x["share_of_kernel_time"] = x["kernel_cpu_seconds"] / total
     return out
+
+
+def pool_pieces(hyps: list[str], refs: list[str], repeat: int, threads: int = 2) -> dict:
+    """The one-thread cost of each piece the thread pool would run with ``threads`` threads
+    (``TER`` cuts the corpus into batches, the pool each batch into pieces), and the wall
+    time of running them in order on ``threads`` free cores, each taking the next piece."""
+    import numba
+
+    from fastbleu._kernels import threads as pool
+    from fastbleu.statistics import BATCH_SIZE
+
+    saved = numba.config.NUMBA_NUM_THREADS
+    out: dict = {"threads": threads, "batches": []}
+    serial = parallel = 0.0
+    for first in range(0, len(hyps), BATCH_SIZE):
+        last = min(len(hyps), first + BATCH_SIZE)
+        hh, hs, hc, rh, rs, rc = tokens_of(hyps[first:last], refs[first:last], {})
+        rows = np.empty((hc.size, 2), np.int64)
+        numba.config.NUMBA_NUM_THREADS = threads  # only to ask where the pool would cut
+        try:
+            bounds = pool.chunk_bounds(hc.size, 64)
+        finally:
+            numba.config.NUMBA_NUM_THREADS = saved
+        costs = []
+        for low, high in zip(bounds[:-1], bounds[1:]):
+            best = float("inf")
+            for _ in range(repeat):
+                start = time.process_time()
+                _statistics_chunk(hh, hs, hc, rh, rs.reshape(1, -1), rc.reshape(1, -1), rows,
+                                  low, high)
+                best = min(best, time.process_time() - start)
+            costs.append(best)
+        free = [0.0] * threads
+        for cost in costs:  # each piece to the worker that is free first
+            free[free.index(min(free))] += cost
+        out["batches"].append({"segments": last - first, "piece_cpu_seconds": costs,
+                               "serial": sum(costs), "on_free_cores": max(free)})
+        serial += sum(costs)
+        parallel += max(free)
+    out["serial_seconds"], out["on_free_cores_seconds"] = serial, parallel
+    out["estimated_speed_up"] = serial / parallel if parallel else None
+    return out
+
+
+def print_extras(extras: dict) -> None:
+    print("\nkernel alone by language pair (one thread, process time):")
+    for pair, x in extras["kernel_by_pair"].items():
+        print(f"  {pair}: {x['segments']:,} segments ({x['systems']} systems), mean reference "
+              f"{x['ref_words_mean']:.1f} words, {x['refs_over_24_words']:.0%} over 24: "
+              f"{x['kernel_cpu_seconds']:.3f} s, {x['segments_per_second']:,.0f} seg/s, "
+              f"{x['share_of_kernel_time']:.0%} of the time")
+    pieces = extras["pool_pieces"]
+    print(f"pieces the pool would run with {pieces['threads']} threads (one-thread seconds):")
+    for batch in pieces["batches"]:
+        print(f"  batch of {batch['segments']:,}: "
+              + ", ".join(f"{c:.3f}" for c in batch["piece_cpu_seconds"])
+              + f" -> {batch['serial']:.3f} s serial, {batch['on_free_cores']:.3f} s on free "
+                "cores")
+    print(f"  estimated speed-up of {pieces['threads']} free cores on the kernel: "
+          f"{pieces['estimated_speed_up']:.2f}x")
 
 
 def print_profile(name: str, p: dict) -> None:
@@ -873,13 +963,16 @@ def main(argv: list[str] | None = None) -> int:
         import numba
 
         if numba.config.NUMBA_NUM_THREADS == 1:
-            payload["profile"] = run_profile(args, files, info, sets)
+            payload["profile"], extras = run_profile(args, files, info, sets)
+            payload.update(extras)
         else:
             child_argv = ["--parts", "profile", "--only", "fastbleu", "--profile-repeat",
                           str(args.profile_repeat), "--length-segments",
                           *map(str, args.length_segments), "--lengths",
                           *map(str, args.lengths)]
-            payload["profile"] = child(args, child_argv, 1)["profile"]
+            result = child(args, child_argv, 1)
+            payload["profile"] = result["profile"]
+            payload.update({key: result[key] for key in ("kernel_by_pair", "pool_pieces")})
     if "threads" in args.parts and "fastbleu" in wanted:
         payload["threads"] = run_threads(args)
     info["peak_rss_mib_at_end"] = round(peak_rss_mib(), 1)
@@ -908,6 +1001,7 @@ def main(argv: list[str] | None = None) -> int:
     if "profile" in payload and numba_threads_of(info) != 1:
         for name, p in payload["profile"].items():
             print_profile(name, p)
+        print_extras(payload)
     if "threads" in payload:
         t = payload["threads"]
         print()
