@@ -347,6 +347,54 @@ class BLEU(Metric):
         rows = stats if sentence else stats.sum(axis=0)
         return self.formula.individual_scores(rows, check=False)
 
+    def pool_statistics(self, hypotheses, pool: Sequence[str]) -> np.ndarray:
+        """Statistics rows of every hypothesis against one shared pool of references.
+
+        Row ``i`` is what sacrebleu's ``sentence_score(hypotheses[i], pool)``
+        scores: clip counts are the per-n-gram maxima over all pool sentences
+        (Papineni et al., 2002), the reference length the closest pool length
+        (ties to the shorter).  One table for the pool, O(N + M) n-grams
+        (:mod:`fastbleu.metrics.bleu_pool`).  ``ref_length="average"`` is
+        not supported.  Returns int64 ``(len(hypotheses), 2 + 2 * N)``.
+        """
+        from .bleu_pool import pool_statistics
+
+        return pool_statistics(self, hypotheses, pool)
+
+    def pool_scores(self, hypotheses, pool: Sequence[str]) -> np.ndarray:
+        """Sentence BLEU of every hypothesis against the shared ``pool`` (float64 array).
+
+        Equal to ``[sacrebleu BLEU(same options).sentence_score(h, pool).score
+        for h in hypotheses]`` (Post, 2018), in linear time.
+        """
+        return self.formula.scores(self.pool_statistics(hypotheses, pool), check=False)
+
+    def pool_score(self, hypotheses, pool: Sequence[str]) -> BLEUScore:
+        """Corpus BLEU of the hypotheses, each with the whole ``pool`` as its references."""
+        return self.formula.score(self.pool_statistics(hypotheses, pool).sum(axis=0),
+                                  check=False)
+
+    def self_statistics(self, sentences) -> np.ndarray:
+        """Statistics rows of every sentence against all the others (Self-BLEU).
+
+        Row ``i`` is what sacrebleu's ``sentence_score(sentences[i], others)``
+        scores, ``others`` being every sentence but ``i``; clip counts are
+        leave-one-out maxima (the top two counts of each n-gram and which
+        sentence holds the top).  Needs two sentences or more (ValueError).
+        """
+        from .bleu_pool import self_statistics
+
+        return self_statistics(self, sentences)
+
+    def self_scores(self, sentences) -> np.ndarray:
+        """Self-BLEU: the sentence BLEU of every sentence against all the others (float64).
+
+        Equal to sacrebleu's ``sentence_score(sentences[i], [s for j, s in
+        enumerate(sentences) if j != i]).score``, in linear time; its mean is
+        the corpus's Self-BLEU (Texygen's diversity measure).
+        """
+        return self.formula.scores(self.self_statistics(sentences), check=False)
+
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> BLEUScore:
         """BLEU of one hypothesis against its references (``None`` = missing)."""
         hyps, streams = sentence_streams(hypothesis, references)
