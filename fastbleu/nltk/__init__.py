@@ -5,7 +5,9 @@ Drop-in replacements with NLTK's names, signatures and numbers
 :class:`SmoothingFunction` (methods 0-7 of Chen and Cherry, 2014),
 :func:`modified_precision`, :func:`brevity_penalty` and
 :func:`closest_ref_length`; plus :func:`sentence_bleu_many`, NLTK's
-``sentence_bleu`` for many segments at once.  ``corpus_bleu`` and
+``sentence_bleu`` for many segments at once, and Self-BLEU in linear time
+(:func:`self_bleu`, NLTK's loop bit for bit, and :class:`SelfBLEU`, a
+``fast_bleu.SelfBLEU`` drop-in).  ``corpus_bleu`` and
 ``sentence_bleu`` return bit-identical scores to NLTK's, including its
 corner cases: the int ``0`` when nothing matches, NLTK's warnings, the
 smoothing methods that see only the last segment at corpus level and
@@ -73,16 +75,19 @@ techniques for sentence-level BLEU. In *Proceedings of WMT*.
 """
 
 from .bleu import corpus_bleu, sentence_bleu, sentence_bleu_many
+from .self_bleu import SelfBLEU, self_bleu
 from .precision import Fraction, brevity_penalty, closest_ref_length, modified_precision
 from .smoothing import SmoothingFunction
 
 __all__ = [
     "Fraction",
+    "SelfBLEU",
     "SmoothingFunction",
     "brevity_penalty",
     "closest_ref_length",
     "corpus_bleu",
     "modified_precision",
+    "self_bleu",
     "sentence_bleu",
     "sentence_bleu_many",
 ]

@@ -1,0 +1,132 @@
+"""BLEU against a shared pool and Self-BLEU (issue 15): equal to sacrebleu 2.6's naive loops.
+
+``BLEU(...).pool_scores(hyps, pool)`` must equal ``sentence_score(h, pool)`` for
+every hypothesis, and ``self_scores(sents)`` must equal ``sentence_score(s_i,
+others_i)``, on random small corpora built to hit the hard cases: duplicated
+sentences (two sentences holding the top count of an n-gram), empty and
+whitespace-only sentences, ties in length, punctuation and case, under
+several tokenizers and options.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastbleu import BLEU
+from fastbleu.metrics.bleu_pool import closest_lengths, closest_other_lengths
+
+sacrebleu = pytest.importorskip("sacrebleu")
+from sacrebleu.metrics import BLEU as SacreBLEU  # noqa: E402
+
+WORDS = ["a", "b", "A", "b.", "c,", "", " ", "Ü", "d-e"]
+sentence = st.lists(st.sampled_from(WORDS), min_size=0, max_size=7).map(" ".join)
+options = st.fixed_dictionaries({
+    "tokenize": st.sampled_from(["13a", "none", "char", "intl"]),
+    "lowercase": st.booleans(),
+    "smooth_method": st.sampled_from(["exp", "floor", "add-k", "none"]),
+    "effective_order": st.booleans(),
+    "max_ngram_order": st.integers(1, 5),
+})
+
+
+def corpus(min_size: int):
+    """Sentences drawn partly as copies of earlier ones (duplicates share top counts)."""
+    return st.lists(st.tuples(sentence, st.integers(0, 9)), min_size=min_size, max_size=8).map(
+        lambda pairs: [s if k < 6 or i == 0 else pairs[k % i][0]
+                       for i, (s, k) in enumerate(pairs)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(options, corpus(2))
+def test_self_scores_equal_sacrebleu_loop(opts, sentences):
+    ours = BLEU(**opts).self_scores(sentences)
+    reference = SacreBLEU(**opts)
+    expected = [reference.sentence_score(s, sentences[:i] + sentences[i + 1:]).score
+                for i, s in enumerate(sentences)]
+    assert ours.tolist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(options, corpus(0), corpus(1))
+def test_pool_scores_equal_sacrebleu_loop(opts, hypotheses, pool):
+    bleu = BLEU(**opts)
+    reference = SacreBLEU(**opts)
+    assert bleu.pool_scores(hypotheses, pool).tolist() == \
+        [reference.sentence_score(h, pool).score for h in hypotheses]
+    if hypotheses:
+        expected = reference.corpus_score(hypotheses, [[r] * len(hypotheses) for r in pool])
+        score = bleu.pool_score(hypotheses, pool)
+        assert (score.score, score.sys_len, score.ref_len) == \
+            (expected.score, expected.sys_len, expected.ref_len)
+
+
+def test_statistics_rows_go_through_the_formula():
+    bleu = BLEU(effective_order=True)
+    pool = ["the cat sat on the mat", "a cat sat", "the the the"]
+    hyps = ["the cat", "the the the the mat", ""]
+    rows = bleu.pool_statistics(hyps, pool)
+    assert rows.dtype == np.int64 and rows.shape == (3, 10)
+    # 'the' x4 clipped to 3 ('the the the'), 'the the' x3 to 2 plus 'the mat',
+    # 'the the the' x2 to 1; against 'the cat sat on the mat' (6, the closest length).
+    assert rows[1].tolist() == [5, 6, 4, 3, 1, 0, 5, 4, 3, 2]
+    assert bleu.formula.scores(rows).tolist() == bleu.pool_scores(hyps, pool).tolist()
+    rows = bleu.self_statistics(pool)
+    assert rows[:, 1].tolist() == [3, 3, 3]
+    assert rows[2, 2] == 2  # 'the' x3 clipped by the 2 of the first sentence
+
+
+def test_shortest_reference_length():
+    bleu = BLEU(ref_length="shortest")
+    rows = bleu.pool_statistics(["a b c d"], ["a", "a b c d", "a b"])
+    assert rows[0, 1] == 1
+    rows = bleu.self_statistics(["a", "a b c d", "a b", "x"])
+    assert rows[:, 1].tolist() == [1, 1, 1, 1]
+    rows = bleu.self_statistics(["a", "a b c d", "a b"])
+    assert rows[:, 1].tolist() == [2, 1, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 6), min_size=2, max_size=9), st.integers(0, 8))
+def test_closest_lengths_tie_to_the_shorter(lengths, hyp_len):
+    def closest(candidates, h):
+        return min(candidates, key=lambda r: (abs(r - h), r))
+
+    assert closest_lengths(np.array(lengths), np.array([hyp_len]))[0] == closest(lengths, hyp_len)
+    others = closest_other_lengths(np.array(lengths))
+    assert others.tolist() == [closest(lengths[:i] + lengths[i + 1:], h)
+                               for i, h in enumerate(lengths)]
+
+
+def test_errors():
+    bleu = BLEU()
+    with pytest.raises(ValueError, match="at least two sentences"):
+        bleu.self_scores(["only one"])
+    assert bleu.self_scores([]).shape == (0,)
+    with pytest.raises(ValueError, match="pool is empty"):
+        bleu.pool_scores(["a"], [])
+    with pytest.raises(TypeError, match="single str"):
+        bleu.pool_scores(["a"], "a b")
+    with pytest.raises(TypeError, match=r"pool\[1\] is None"):
+        bleu.pool_scores(["a"], ["a", None])
+    with pytest.raises(TypeError, match=r"sentences\[0\]"):
+        bleu.self_scores([3, "a"])
+    with pytest.raises(ValueError, match="ref_length"):
+        BLEU(ref_length="average").self_scores(["a", "b"])
+
+
+def test_a_large_pool_grows_the_table():
+    """Thousands of distinct n-grams: the table doubles many times and still clips right."""
+    rng = np.random.default_rng(0)
+    pool = [" ".join(f"w{x}" for x in rng.integers(0, 400, size=12)) for _ in range(600)]
+    hyps = pool[:5] + [" ".join(f"w{x}" for x in rng.integers(0, 400, size=9))
+                       for _ in range(5)]
+    reference = SacreBLEU(effective_order=True)
+    bleu = BLEU(effective_order=True)
+    assert bleu.pool_scores(hyps, pool).tolist() == \
+        [reference.sentence_score(h, pool).score for h in hyps]
+    some = pool[:40]
+    assert bleu.self_scores(some).tolist() == \
+        [reference.sentence_score(s, some[:i] + some[i + 1:]).score for i, s in enumerate(some)]
