@@ -17,12 +17,15 @@ leave-one-out maximum is still the top.
 Orders are counted one at a time (the running n-gram keys of every token are
 extended by one token per order, :func:`~.hashing.extend_key`), so the table
 only ever holds the distinct n-grams of one order; it is an open-addressing
-table of ``2**bits`` rows of four int64 (one cache line per probe), grown
-by doubling when it is more than 5/8 full, so its size follows the pool's
-distinct n-grams rather than its tokens.  Within a sentence, its n-gram
-keys of the order are sorted (insertion sort up to ``_SMALL_SORT`` keys) so
-that equal keys form runs: a run's length is the sentence's count of that
-n-gram, and each (sentence, n-gram) pair touches the table once.
+table of ``2**bits`` rows of six int64 (48 bytes, one probe reads one
+row), grown by doubling when it is more than 5/8 full, so its size follows
+the pool's distinct n-grams rather than its tokens.  A sentence's count of an
+n-gram is kept in the row itself while the sentence is read (``_LAST``,
+``_RUN``: the number of the sentence counting it and its count so far), so
+no per-sentence table or sort is needed: each n-gram occurrence is one probe
+when the table is built and one when the hypotheses are scored, where a
+hypothesis occurrence is a match while the hypothesis's running count of it
+does not exceed the clip count (``min(count, clip)`` in all).
 
 Keys are the 64-bit polynomial hashes of the rest of fastbleu; here they are
 compared across the whole pool rather than within one segment, so a
@@ -39,24 +42,10 @@ _KEY = 0  # the n-gram key's bits
 _TOP = 1  # largest count in one sentence (0: a free row)
 _HOLDER = 2  # the first sentence that reached _TOP
 _SECOND = 3  # largest count in any sentence other than _HOLDER
-_COLUMNS = 4
+_LAST = 4  # the sentence (or n_pool + hypothesis) counting this n-gram last
+_RUN = 5  # its count in that sentence so far
+_COLUMNS = 6
 _MIN_BITS = 10
-_SMALL_SORT = 32
-
-
-@njit(cache=True, nogil=True)
-def _sort_head(buf, k):
-    """Sort ``buf[:k]`` in place."""
-    if k <= _SMALL_SORT:
-        for a in range(1, k):
-            x = buf[a]
-            b = a - 1
-            while b >= 0 and buf[b] > x:
-                buf[b + 1] = buf[b]
-                b -= 1
-            buf[b + 1] = x
-    else:
-        buf[:k] = np.sort(buf[:k])
 
 
 @njit(cache=True, nogil=True)
@@ -117,19 +106,15 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
     are not touched.
     """
     n_hyp = hyp_count.size
+    n_pool = pool_count.size
     pool_keys, pool_base = _compact_keys(pool_hashes, pool_start, pool_count)
     if leave_one_out:
         hyp_keys, hyp_base = pool_keys, pool_base
     else:
         hyp_keys, hyp_base = _compact_keys(hyp_hashes, hyp_start, hyp_count)
-    longest = 1
-    for j in range(pool_count.size):
-        longest = max(longest, pool_count[j])
     for i in range(n_hyp):
-        longest = max(longest, hyp_count[i])
         for m in range(max_order):
             out[i, 2 + m] = 0
-    buf = np.empty(longest, dtype=np.uint64)
     bits = _MIN_BITS
     table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
 
@@ -140,58 +125,54 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
                 _extend(hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m)
             table[:, _TOP] = 0
         used = 0
-        for j in range(pool_count.size):
-            k = pool_count[j] - m
-            if k <= 0:
-                continue
-            for p in range(k):
-                buf[p] = pool_keys[pool_base[j] + p]
-            _sort_head(buf, k)
-            p = 0
-            while p < k:
-                key = buf[p]
-                run = 1
-                while p + run < k and buf[p + run] == key:
-                    run += 1
-                p += run
+        for j in range(n_pool):
+            for p in range(pool_count[j] - m):
+                key = pool_keys[pool_base[j] + p]
                 slot = _find(table, bits, key)
-                top = table[slot, _TOP]
-                if top == 0:
+                if table[slot, _TOP] == 0:
                     table[slot, _KEY] = np.int64(key)
-                    table[slot, _TOP] = run
+                    table[slot, _TOP] = 1
                     table[slot, _HOLDER] = j
                     table[slot, _SECOND] = 0
+                    table[slot, _LAST] = j
+                    table[slot, _RUN] = 1
                     used += 1
                     if 8 * used > 5 * (1 << bits):
                         table = _grown(table, bits)
                         bits += 1
-                elif run > top:
-                    table[slot, _SECOND] = top
+                    continue
+                # This sentence's count so far, then the top two counts with it.
+                if table[slot, _LAST] == j:
+                    table[slot, _RUN] += 1
+                else:
+                    table[slot, _LAST] = j
+                    table[slot, _RUN] = 1
+                run = table[slot, _RUN]
+                if run > table[slot, _TOP]:
+                    if table[slot, _HOLDER] != j:
+                        table[slot, _SECOND] = table[slot, _TOP]
+                        table[slot, _HOLDER] = j
                     table[slot, _TOP] = run
-                    table[slot, _HOLDER] = j
-                elif run > table[slot, _SECOND]:
+                elif table[slot, _HOLDER] != j and run > table[slot, _SECOND]:
                     table[slot, _SECOND] = run
 
         for i in range(n_hyp):
-            k = hyp_count[i] - m
-            if k <= 0 or (m > 0 and out[i, 1 + m] == 0):
+            if m > 0 and out[i, 1 + m] == 0:
                 continue  # no (m-1)-gram matched, so no m-gram can
-            for p in range(k):
-                buf[p] = hyp_keys[hyp_base[i] + p]
-            _sort_head(buf, k)
+            stamp = n_pool + i  # never a pool sentence's number
             matches = 0
-            p = 0
-            while p < k:
-                key = buf[p]
-                run = 1
-                while p + run < k and buf[p + run] == key:
-                    run += 1
-                p += run
-                slot = _find(table, bits, key)
+            for p in range(hyp_count[i] - m):
+                slot = _find(table, bits, hyp_keys[hyp_base[i] + p])
                 clip = table[slot, _TOP]
                 if clip == 0:
                     continue  # no pool sentence has this n-gram
                 if leave_one_out and table[slot, _HOLDER] == i:
                     clip = table[slot, _SECOND]
-                matches += min(run, clip)
+                if table[slot, _LAST] == stamp:
+                    table[slot, _RUN] += 1
+                else:
+                    table[slot, _LAST] = stamp
+                    table[slot, _RUN] = 1
+                if table[slot, _RUN] <= clip:
+                    matches += 1
             out[i, 2 + m] = matches
