@@ -43,10 +43,8 @@ def _tokens(sentences, what: str, key=None) -> Tokens:
     number = vocabulary.__getitem__
     try:
         count = np.fromiter(map(len, sentences), dtype=np.int64, count=n)
-        tokens = chain.from_iterable(sentences)
-        if key is not None:
-            tokens = map(key, tokens)
-        ids = np.fromiter(map(number, tokens), dtype=np.int64, count=int(count.sum()))
+        ids = np.fromiter(map(number, chain.from_iterable(sentences)), dtype=np.int64,
+                          count=int(count.sum()))
     except (TypeError, ValueError):
         for i, sentence in enumerate(sentences):
             if not hasattr(sentence, "__len__") or not hasattr(sentence, "__iter__"):
@@ -61,9 +59,16 @@ def _tokens(sentences, what: str, key=None) -> Tokens:
                                     f"({type(token).__name__}); tokens must be hashable"
                                     ) from None
         raise
+    n_keys = len(vocabulary)
+    if key is not None:  # renumber the distinct tokens by key(token): O(vocabulary)
+        renumber: dict = {}
+        remap = np.array([renumber.setdefault(key(token), len(renumber))
+                          for token in vocabulary], dtype=np.int64)
+        ids = remap[ids] if ids.size else ids
+        n_keys = len(renumber)
     start = np.zeros(n, dtype=np.int64)
     np.cumsum(count[:-1], out=start[1:])
-    return Tokens(finish_keys(np.arange(len(vocabulary)))[ids], start, count)
+    return Tokens(finish_keys(np.arange(n_keys))[ids], start, count)
 
 
 def _sentences(sentences, what: str) -> list:
