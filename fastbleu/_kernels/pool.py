@@ -15,17 +15,27 @@ two sentences share the top count, ``_SECOND`` equals ``_TOP`` and the
 leave-one-out maximum is still the top.
 
 Orders are counted one at a time (the running n-gram keys of every token are
-extended by one token per order, :func:`~.hashing.extend_key`), so the table
-only ever holds the distinct n-grams of one order; it is an open-addressing
-table of ``2**bits`` rows of six int64 (48 bytes, one probe reads one
-row), grown by doubling when it is more than 5/8 full, so its size follows
-the pool's distinct n-grams rather than its tokens.  A sentence's count of an
-n-gram is kept in the row itself while the sentence is read (``_LAST``,
-``_RUN``: the number of the sentence counting it and its count so far), so
-no per-sentence table or sort is needed: each n-gram occurrence is one probe
-when the table is built and one when the hypotheses are scored, where a
-hypothesis occurrence is a match while the hypothesis's running count of it
-does not exceed the clip count (``min(count, clip)`` in all).
+extended by one token per order, :func:`~.hashing.extend_key`).  A pool of a
+million sentences has tens of millions of distinct n-grams of an order, far
+more than any cache holds, and a probe into one table that size misses the
+cache twice (build, then score).  So the n-gram occurrences of the order are
+first scattered, by the low bits of their key, into partitions of about
+``_PART_RECORDS`` occurrences (a counting sort, stable, so each partition
+keeps the sentences' order); every partition is then counted in a small
+open-addressing table that stays in cache, built from its pool occurrences
+and then probed by its hypothesis occurrences.  The table's rows carry a
+stamp of their partition (so it is never cleared), it starts at
+``2**_MIN_BITS`` rows and doubles when more than 5/8 full, and it is kept
+from partition to partition.
+
+A sentence's count of an n-gram is kept in the row while its occurrences are
+read (``_LAST``, ``_RUN``: the number of the sentence counting it and its
+count so far), which works because a partition lists each sentence's
+occurrences together: each occurrence is one probe when the table is built
+and one when the hypotheses are scored, where a hypothesis occurrence is a
+match while the hypothesis's running count does not exceed the clip count
+(``min(count, clip)`` in all).  A hypothesis without a match of order
+``m - 1`` has none of order ``m`` and is skipped.
 
 Keys are the 64-bit polynomial hashes of the rest of fastbleu; here they are
 compared across the whole pool rather than within one segment, so a
@@ -39,34 +49,36 @@ from numba import njit
 from .hashing import extend_key, table_slot
 
 _KEY = 0  # the n-gram key's bits
-_TOP = 1  # largest count in one sentence (0: a free row)
-_HOLDER = 2  # the first sentence that reached _TOP
-_SECOND = 3  # largest count in any sentence other than _HOLDER
-_LAST = 4  # the sentence (or n_pool + hypothesis) counting this n-gram last
-_RUN = 5  # its count in that sentence so far
-_COLUMNS = 6
+_STAMP = 1  # the partition that owns the row (rows of other partitions are free)
+_TOP = 2  # largest count in one sentence
+_HOLDER = 3  # the first sentence that reached _TOP
+_SECOND = 4  # largest count in any sentence other than _HOLDER
+_LAST = 5  # the sentence (or n_pool + hypothesis) counting this n-gram last
+_RUN = 6  # its count in that sentence so far
+_COLUMNS = 7
 _MIN_BITS = 10
+#: Occurrences per partition: their table (at most 2**13 rows of 56 bytes) fits in L2.
+_PART_RECORDS = 4096
 
 
 @njit(cache=True, nogil=True)
-def _find(table, bits, key):
-    """Row of ``key``, or the free row where it belongs."""
+def _find(table, bits, key, stamp):
+    """Row of ``key`` among the rows stamped ``stamp``, or the free row where it belongs."""
     mask = (1 << bits) - 1
     slot = table_slot(key, np.uint64(64 - bits))
     word = np.int64(key)
-    while table[slot, _TOP] != 0 and table[slot, _KEY] != word:
+    while table[slot, _STAMP] == stamp and table[slot, _KEY] != word:
         slot = (slot + 1) & mask
     return slot
 
 
 @njit(cache=True, nogil=True)
-def _grown(table, bits):
-    """The same rows in a table twice as large."""
-    new_bits = bits + 1
-    new = np.zeros((1 << new_bits, _COLUMNS), dtype=np.int64)
+def _grown(table, bits, stamp):
+    """The rows stamped ``stamp`` in a table twice as large."""
+    new = np.zeros((1 << (bits + 1), _COLUMNS), dtype=np.int64)
     for row in range(table.shape[0]):
-        if table[row, _TOP] != 0:
-            slot = _find(new, new_bits, np.uint64(table[row, _KEY]))
+        if table[row, _STAMP] == stamp:
+            slot = _find(new, bits + 1, np.uint64(table[row, _KEY]), stamp)
             for c in range(_COLUMNS):
                 new[slot, c] = table[row, c]
     return new
@@ -95,6 +107,36 @@ def _extend(keys, base, hashes, start, count, m):
 
 
 @njit(cache=True, nogil=True)
+def _partition(keys, base, count, m, part_bits, alive):
+    """The order-``m`` n-grams of the ``alive`` sentences, scattered by the low bits of their key.
+
+    Returns ``(bounds, record_keys, record_sentences)``: partition ``q`` is
+    records ``bounds[q]:bounds[q + 1]``, in sentence order.
+    """
+    parts = 1 << part_bits
+    mask = np.uint64(parts - 1)
+    bounds = np.zeros(parts + 1, dtype=np.int64)
+    for j in range(count.size):
+        if alive[j]:
+            for p in range(count[j] - m):
+                bounds[np.int64(keys[base[j] + p] & mask) + 1] += 1
+    for q in range(parts):
+        bounds[q + 1] += bounds[q]
+    cursor = bounds[:parts].copy()
+    record_keys = np.empty(bounds[parts], dtype=np.uint64)
+    record_sentences = np.empty(bounds[parts], dtype=np.int64)
+    for j in range(count.size):
+        if alive[j]:
+            for p in range(count[j] - m):
+                key = keys[base[j] + p]
+                q = np.int64(key & mask)
+                record_keys[cursor[q]] = key
+                record_sentences[cursor[q]] = j
+                cursor[q] += 1
+    return bounds, record_keys, record_sentences
+
+
+@njit(cache=True, nogil=True)
 def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool_count,
                  max_order, leave_one_out, out):
     """Write the clipped matches of every hypothesis to ``out[i, 2:2 + max_order]``.
@@ -112,24 +154,42 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
         hyp_keys, hyp_base = pool_keys, pool_base
     else:
         hyp_keys, hyp_base = _compact_keys(hyp_hashes, hyp_start, hyp_count)
-    for i in range(n_hyp):
-        for m in range(max_order):
-            out[i, 2 + m] = 0
+    every = np.ones(n_pool, dtype=np.bool_)
+    alive = np.ones(n_hyp, dtype=np.bool_)  # has a match of the previous order
+    matches = np.zeros(n_hyp, dtype=np.int64)
     bits = _MIN_BITS
     table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
+    stamp = 0
 
     for m in range(max_order):
         if m > 0:
             _extend(pool_keys, pool_base, pool_hashes, pool_start, pool_count, m)
             if not leave_one_out:
                 _extend(hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m)
-            table[:, _TOP] = 0
-        used = 0
+        total = 0
         for j in range(n_pool):
-            for p in range(pool_count[j] - m):
-                key = pool_keys[pool_base[j] + p]
-                slot = _find(table, bits, key)
-                if table[slot, _TOP] == 0:
+            total += max(pool_count[j] - m, 0)
+        part_bits = 0
+        while (total >> part_bits) > _PART_RECORDS:
+            part_bits += 1
+        pool_bounds, pool_rk, pool_rs = _partition(pool_keys, pool_base, pool_count, m,
+                                                   part_bits, every)
+        if leave_one_out:
+            hyp_bounds, hyp_rk, hyp_rs = pool_bounds, pool_rk, pool_rs
+        else:
+            hyp_bounds, hyp_rk, hyp_rs = _partition(hyp_keys, hyp_base, hyp_count, m,
+                                                    part_bits, alive)
+        for i in range(n_hyp):
+            matches[i] = 0
+        for q in range(1 << part_bits):
+            stamp += 1
+            used = 0
+            for r in range(pool_bounds[q], pool_bounds[q + 1]):
+                key = pool_rk[r]
+                j = pool_rs[r]
+                slot = _find(table, bits, key, stamp)
+                if table[slot, _STAMP] != stamp:
+                    table[slot, _STAMP] = stamp
                     table[slot, _KEY] = np.int64(key)
                     table[slot, _TOP] = 1
                     table[slot, _HOLDER] = j
@@ -138,7 +198,7 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
                     table[slot, _RUN] = 1
                     used += 1
                     if 8 * used > 5 * (1 << bits):
-                        table = _grown(table, bits)
+                        table = _grown(table, bits, stamp)
                         bits += 1
                     continue
                 # This sentence's count so far, then the top two counts with it.
@@ -156,23 +216,24 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
                 elif table[slot, _HOLDER] != j and run > table[slot, _SECOND]:
                     table[slot, _SECOND] = run
 
-        for i in range(n_hyp):
-            if m > 0 and out[i, 1 + m] == 0:
-                continue  # no (m-1)-gram matched, so no m-gram can
-            stamp = n_pool + i  # never a pool sentence's number
-            matches = 0
-            for p in range(hyp_count[i] - m):
-                slot = _find(table, bits, hyp_keys[hyp_base[i] + p])
-                clip = table[slot, _TOP]
-                if clip == 0:
+            for r in range(hyp_bounds[q], hyp_bounds[q + 1]):
+                i = hyp_rs[r]
+                if not alive[i]:
+                    continue  # no (m-1)-gram matched, so no m-gram can
+                slot = _find(table, bits, hyp_rk[r], stamp)
+                if table[slot, _STAMP] != stamp:
                     continue  # no pool sentence has this n-gram
+                clip = table[slot, _TOP]
                 if leave_one_out and table[slot, _HOLDER] == i:
                     clip = table[slot, _SECOND]
-                if table[slot, _LAST] == stamp:
+                running = n_pool + i  # never a pool sentence's number
+                if table[slot, _LAST] == running:
                     table[slot, _RUN] += 1
                 else:
-                    table[slot, _LAST] = stamp
+                    table[slot, _LAST] = running
                     table[slot, _RUN] = 1
                 if table[slot, _RUN] <= clip:
-                    matches += 1
-            out[i, 2 + m] = matches
+                    matches[i] += 1
+        for i in range(n_hyp):
+            out[i, 2 + m] = matches[i]
+            alive[i] = matches[i] > 0
