@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastbleu import BLEU
-from fastbleu.metrics.bleu_pool import closest_lengths, closest_other_lengths
+from fastbleu.metrics.bleu_pool import (closest_lengths, closest_other_lengths, pool_rows,
+                                        self_rows, text_tokens)
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU as SacreBLEU  # noqa: E402
@@ -61,6 +62,23 @@ def test_pool_scores_equal_sacrebleu_loop(opts, hypotheses, pool):
         score = bleu.pool_score(hypotheses, pool)
         assert (score.score, score.sys_len, score.ref_len) == \
             (expected.score, expected.sys_len, expected.ref_len)
+
+
+@settings(max_examples=40, deadline=None)
+@given(options, corpus(2), corpus(1), st.sampled_from([1, 2, 5]))
+def test_many_small_partitions(opts, sentences, pool, part_records):
+    """The kernel cut into many partitions (of 1-5 n-grams) still equals sacrebleu."""
+    bleu = BLEU(**opts)
+    reference = SacreBLEU(**opts)
+    order = bleu.max_ngram_order
+    tokens = text_tokens(bleu, sentences, "sentences")
+    rows = self_rows(tokens, order, part_records=part_records)
+    assert bleu.formula.scores(rows).tolist() == \
+        [reference.sentence_score(s, sentences[:i] + sentences[i + 1:]).score
+         for i, s in enumerate(sentences)]
+    rows = pool_rows(tokens, text_tokens(bleu, pool, "pool"), order, part_records=part_records)
+    assert bleu.formula.scores(rows).tolist() == \
+        [reference.sentence_score(h, pool).score for h in sentences]
 
 
 def test_statistics_rows_go_through_the_formula():

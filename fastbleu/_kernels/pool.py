@@ -20,7 +20,7 @@ million sentences has tens of millions of distinct n-grams of an order, far
 more than any cache holds, and a probe into one table that size misses the
 cache twice (build, then score).  So the n-gram occurrences of the order are
 first scattered, by the low bits of their key, into partitions of about
-``_PART_RECORDS`` occurrences (a counting sort, stable, so each partition
+``PART_RECORDS`` occurrences (a counting sort, stable, so each partition
 keeps the sentences' order); every partition is then counted in a small
 open-addressing table that stays in cache, built from its pool occurrences
 and then probed by its hypothesis occurrences.  The table's rows carry a
@@ -58,7 +58,7 @@ _RUN = 6  # its count in that sentence so far
 _COLUMNS = 7
 _MIN_BITS = 10
 #: Occurrences per partition: their table (at most 2**13 rows of 56 bytes) fits in L2.
-_PART_RECORDS = 4096
+PART_RECORDS = 4096
 
 
 @njit(cache=True, nogil=True)
@@ -138,14 +138,15 @@ def _partition(keys, base, count, m, part_bits, alive):
 
 @njit(cache=True, nogil=True)
 def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool_count,
-                 max_order, leave_one_out, out):
+                 max_order, leave_one_out, out, part_records=PART_RECORDS):
     """Write the clipped matches of every hypothesis to ``out[i, 2:2 + max_order]``.
 
     Hypothesis ``i`` is ``hyp_hashes[hyp_start[i]:hyp_start[i] + hyp_count[i]]``,
     pool sentence ``j`` likewise.  With ``leave_one_out`` the hypotheses *are*
     the pool sentences (pass the same arrays) and sentence ``i``'s clip counts
     leave sentence ``i`` out.  Counts must be >= 0.  Other columns of ``out``
-    are not touched.
+    are not touched.  ``part_records`` is the partitions' target size (tests
+    lower it to cut small inputs into many partitions).
     """
     n_hyp = hyp_count.size
     n_pool = pool_count.size
@@ -170,7 +171,7 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
         for j in range(n_pool):
             total += max(pool_count[j] - m, 0)
         part_bits = 0
-        while (total >> part_bits) > _PART_RECORDS:
+        while (total >> part_bits) > part_records:
             part_bits += 1
         pool_bounds, pool_rk, pool_rs = _partition(pool_keys, pool_base, pool_count, m,
                                                    part_bits, every)

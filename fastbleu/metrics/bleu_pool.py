@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels.counting import REF_CLOSEST, REF_SHORTEST, row_width
-from .._kernels.pool import pool_matches
+from .._kernels.pool import PART_RECORDS, pool_matches
 from ..statistics import References, Tokens
 from ..text import as_text_column
 
@@ -95,7 +95,7 @@ def _check_tokens(tokens: Tokens, what: str) -> None:
 
 
 def pool_rows(hypotheses: Tokens, pool: Tokens, max_order: int,
-              ref_length: int = REF_CLOSEST) -> np.ndarray:
+              ref_length: int = REF_CLOSEST, part_records: int = PART_RECORDS) -> np.ndarray:
     """Statistics rows of every hypothesis against the whole pool.
 
     Parameters
@@ -108,6 +108,8 @@ def pool_rows(hypotheses: Tokens, pool: Tokens, max_order: int,
     ref_length : int
         ``REF_CLOSEST`` (sacrebleu's closest length, ties to the shorter) or
         ``REF_SHORTEST``.
+    part_records : int
+        The kernel's partition size in n-gram occurrences (tests lower it).
 
     Returns
     -------
@@ -123,11 +125,12 @@ def pool_rows(hypotheses: Tokens, pool: Tokens, max_order: int,
                  max_order)
     if rows.shape[0]:
         pool_matches(hypotheses.hashes, hypotheses.start, hypotheses.count, pool.hashes,
-                     pool.start, pool.count, max_order, False, rows)
+                     pool.start, pool.count, max_order, False, rows, part_records)
     return rows
 
 
-def self_rows(sentences: Tokens, max_order: int, ref_length: int = REF_CLOSEST) -> np.ndarray:
+def self_rows(sentences: Tokens, max_order: int, ref_length: int = REF_CLOSEST,
+              part_records: int = PART_RECORDS) -> np.ndarray:
     """Statistics rows of every sentence against all the other sentences (Self-BLEU).
 
     Parameters and rows as for :func:`pool_rows`; the clip counts and the
@@ -149,7 +152,7 @@ def self_rows(sentences: Tokens, max_order: int, ref_length: int = REF_CLOSEST) 
                          "other sentences to be scored against")
     rows = _rows(sentences.count, closest_other_lengths(sentences.count, ref_length), max_order)
     pool_matches(sentences.hashes, sentences.start, sentences.count, sentences.hashes,
-                 sentences.start, sentences.count, max_order, True, rows)
+                 sentences.start, sentences.count, max_order, True, rows, part_records)
     return rows
 
 
