@@ -146,7 +146,7 @@ def self_bleu(sentences, weights=_UNIFORM_4, smoothing_function=None, auto_rewei
     >>> from fastbleu.nltk import SmoothingFunction
     >>> s = ["the cat sat".split(), "the cat ran".split(), "a dog ran".split()]
     >>> self_bleu(s, weights=(0.5, 0.5), smoothing_function=SmoothingFunction().method1).round(6)
-    array([0.816497, 0.816497, 0.408248])
+    array([0.57735 , 0.707107, 0.129099])
     """
     sentences = _sentences(sentences, "sentences")
     weights = _weight_list(weights)
@@ -156,9 +156,7 @@ def self_bleu(sentences, weights=_UNIFORM_4, smoothing_function=None, auto_rewei
     scores = np.zeros((n_sentences, len(weights)), dtype=np.float64)
     shape = (n_sentences,) if len(weights) == 1 else scores.shape
     n = max(len(weight) for weight in weights)
-    if n_sentences == 0 or n == 0:
-        if n_sentences == 1 and n == 0:
-            return scores.reshape(shape)  # NLTK returns 0 before looking at references
+    if n_sentences == 0 or n == 0:  # with no weights NLTK returns 0 before counting
         return scores.reshape(shape)
     plan = vectorized_method(smoothing_function)
     five = plan is not None and plan[0] in ("method5", "method7")
