@@ -257,7 +257,7 @@ class SelfBLEU:
         for name, weight in weights.items():
             if not all(isinstance(w, numbers.Real) for w in weight) or len(weight) < 2:
                 raise ValueError(f"weights[{name!r}] must hold at least 2 numbers (fast-bleu's "
-                                 "2 <= n), got {weight!r}")
+                                 f"2 <= n), got {weight!r}")
             if not abs(1. - sum(weight)) < 1e-15:
                 raise ValueError(f"weights[{name!r}] must sum to one, got {sum(weight)!r}")
         if smoothing_func not in (0, 1) or isinstance(smoothing_func, bool):
