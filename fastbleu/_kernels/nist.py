@@ -65,8 +65,14 @@ def _ngram_keys(hashes, start, length, max_order, keys):
 
 
 @njit(cache=True, nogil=True)
-def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval):
+def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
+                        zero_hash=np.uint64(0)):
     """Information weight of every reference n-gram occurrence.
+
+    With ``mteval``, the weights are mteval-v13a's expression, including its
+    quirk: a bigram whose first word is ``0`` (token hash ``zero_hash``;
+    0 for none) is weighed as a unigram (``count / reference words``),
+    because Perl reads the prefix string ``"0"`` as false.
 
     Returns
     -------
@@ -113,6 +119,8 @@ def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval):
             if remaining[q] <= k:
                 continue
             prefix = total if k == 0 else counts[k - 1, q]
+            if mteval and k == 1 and zero_hash != 0 and keys[0, q] == zero_hash:
+                prefix = total
             if mteval:
                 weights[k, q] = -math.log(counts[k, q] / prefix) / log2
             else:
