@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="fastbleu", allow_abbrev=False,
         description="BLEU, chrF and TER exactly as sacrebleu computes them, vectorized for "
-                    "large corpora. "
+                    "large corpora (and NIST as NLTK or mteval-v13a computes it). "
                     "Give reference files and systems (-i) as sacrebleu takes them, or one "
                     "table (Parquet file, directory or glob; CSV, TSV, JSON Lines) with "
                     "--hyp-column and --ref-column.")
