@@ -35,9 +35,14 @@ import math
 import numpy as np
 from numba import njit
 
-from .hashing import extend_key
+from .hashing import extend_key, table_slot
 from .threads import for_chunks
 from .counting import AVERAGE_SCALE
+
+#: Mixed into a key's table position so that the orders of one key spread out.
+_ORDER_MIX = np.uint64(0xD6E8FEB86659FD93)
+_S32 = np.uint64(32)
+_LOW32 = np.uint64(0xFFFFFFFF)
 
 
 @njit(cache=True, nogil=True)
@@ -55,19 +60,32 @@ def _slot_bases(ref_count):
 
 
 @njit(cache=True, nogil=True)
-def _ngram_keys(hashes, start, length, max_order, keys):
-    """``keys[k, p]`` = key of the (k+1)-gram starting at token ``p`` (where it fits)."""
-    for p in range(length):
-        key = np.uint64(0)
-        for k in range(min(max_order, length - p)):
-            key = extend_key(key, hashes[start + p + k])
-            keys[k, p] = key
+def _find(table, key, order, shift, next_id):
+    """The dense id of n-gram ``(key, order)`` in the open-addressing table: a row is
+    ``[key, (order + 1) << 32 | id]`` (0: empty).  A new n-gram gets id ``next_id[0]``
+    (which then grows) when ``next_id`` has an element, else -1."""
+    mask = table.shape[0] - 1
+    tag = np.uint64(order + 1) << _S32
+    i = table_slot(key ^ (np.uint64(order + 1) * _ORDER_MIX), shift)
+    while True:
+        word = table[i, 1]
+        if word == 0:
+            if next_id.size == 0:
+                return -1
+            new = next_id[0]
+            next_id[0] = new + 1
+            table[i, 0] = key
+            table[i, 1] = tag | np.uint64(new)
+            return new
+        if (word >> _S32) == (tag >> _S32) and table[i, 0] == key:
+            return np.int64(word & _LOW32)
+        i = (i + 1) & mask
 
 
 @njit(cache=True, nogil=True)
 def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
                         zero_hash=np.uint64(0)):
-    """Information weight of every reference n-gram occurrence.
+    """Count every reference n-gram of the input; the information weight of each.
 
     With ``mteval``, the weights are mteval-v13a's expression, including its
     quirk: a bigram whose first word is ``0`` (token hash ``zero_hash``;
@@ -77,103 +95,97 @@ def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
     Returns
     -------
     base : int64 (n_refs, n_segments)
-        Where each reference's tokens start in the compact numbering.
-    weights : float64 (max_order, n_tokens)
-        ``weights[k, base[r, i] + p]``: the weight of the (k+1)-gram starting
-        at token ``p`` of reference ``r`` of segment ``i`` (where it fits).
+        Where each reference's tokens start in a compact numbering.
+    rows : int64 (max_order, n_tokens)
+        ``rows[k, base[r, i] + p]``: the dense id of the (k+1)-gram starting at
+        token ``p`` of reference ``r`` of segment ``i`` (-1 where it does not fit).
+    table : uint64 (size, 2)
+        The open-addressing table of reference n-grams (see :func:`_find`).
+    weight : float64
+        The information weight of each n-gram id.
+    shift : uint64
+        The table's Fibonacci-hashing shift.
     """
     base, total = _slot_bases(ref_count)
     n_refs, n = ref_count.shape
-    keys = np.zeros((max_order, total), dtype=np.uint64)
-    remaining = np.zeros(total, dtype=np.int64)  # tokens from here to the reference's end
+    bits = 4
+    while (1 << bits) < 2 * max_order * max(total, 1):
+        bits += 1
+    shift = np.uint64(64 - bits)
+    table = np.zeros((1 << bits, 2), dtype=np.uint64)
+    next_id = np.zeros(1, dtype=np.int64)
+    counts = np.zeros(max_order * max(total, 1), dtype=np.int64)
+    rows = np.full((max_order, max(total, 1)), -1, dtype=np.int64)
+    first_hash = np.zeros(max(total, 1), dtype=np.uint64)  # each position's token
     for i in range(n):
         for r in range(n_refs):
             c = ref_count[r, i]
             if c <= 0:
                 continue
             b = base[r, i]
-            _ngram_keys(ref_hashes, ref_start[r, i], c, max_order, keys[:, b:b + c])
+            s = ref_start[r, i]
             for p in range(c):
-                remaining[b + p] = c - p
-    counts = np.zeros((max_order, total), dtype=np.int64)
-    for k in range(max_order):
-        where = np.flatnonzero(remaining > k)
-        m = where.size
-        if m == 0:
-            continue
-        sub = keys[k][where]
-        order = np.argsort(sub)
-        j = 0
-        while j < m:
-            key = sub[order[j]]
-            e = j + 1
-            while e < m and sub[order[e]] == key:
-                e += 1
-            for t in range(j, e):
-                counts[k, where[order[t]]] = e - j
-            j = e
-    weights = np.zeros((max_order, total), dtype=np.float64)
+                key = np.uint64(0)
+                first_hash[b + p] = ref_hashes[s + p]
+                for k in range(min(max_order, c - p)):
+                    key = extend_key(key, ref_hashes[s + p + k])
+                    row = _find(table, key, k, shift, next_id)
+                    counts[row] += 1
+                    rows[k, b + p] = row
+    n_ids = next_id[0]
+    weight = np.zeros(max(n_ids, 1), dtype=np.float64)
+    done = np.zeros(max(n_ids, 1), dtype=np.bool_)
     log2 = math.log(2.0)
     for k in range(max_order):
         for q in range(total):
-            if remaining[q] <= k:
+            row = rows[k, q]
+            if row < 0 or done[row]:
                 continue
-            prefix = total if k == 0 else counts[k - 1, q]
-            if mteval and k == 1 and zero_hash != 0 and keys[0, q] == zero_hash:
+            done[row] = True
+            prefix = total if k == 0 else counts[rows[k - 1, q]]
+            if mteval and k == 1 and zero_hash != 0 and first_hash[q] == zero_hash:
                 prefix = total
+            # NLTK: math.log(prefix / count, 2) = log(prefix / count) / log(2.0);
+            # mteval: - log(count / prefix) / log 2
             if mteval:
-                weights[k, q] = -math.log(counts[k, q] / prefix) / log2
+                weight[row] = -math.log(counts[row] / prefix) / log2
             else:
-                weights[k, q] = math.log(prefix / counts[k, q]) / log2
-    return base, weights
+                weight[row] = math.log(prefix / counts[row]) / log2
+    return base, rows, table, weight, shift
 
 
 @njit(cache=True, nogil=True)
-def _distinct_in_order(keys, m, out_keys, out_counts):
-    """Distinct values of ``keys[:m]`` in order of first appearance, with their counts."""
-    order = np.argsort(keys[:m], kind="mergesort")  # stable: a run starts at its first
-    firsts = np.empty(m, dtype=np.int64)
-    runs = np.empty(m, dtype=np.int64)
-    g = 0
-    j = 0
-    while j < m:
-        key = keys[order[j]]
-        e = j + 1
-        while e < m and keys[order[e]] == key:
-            e += 1
-        firsts[g] = order[j]
-        runs[g] = e - j
-        g += 1
-        j = e
-    by_first = np.argsort(firsts[:g])
-    for t in range(g):
-        out_keys[t] = keys[firsts[by_first[t]]]
-        out_counts[t] = runs[by_first[t]]
-    return g
-
-
-@njit(cache=True, nogil=True)
-def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, base,
-                   weights, max_order, mteval, compensated, num, den, ref_len, first, last):
+def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_count, base, rows, table, weight,
+                   shift, max_order, mteval, compensated, num, den, ref_len, first, last):
     n_refs = ref_count.shape[0]
+    size = weight.size
+    lookup_only = np.zeros(0, dtype=np.int64)
+    hyp_seen = np.zeros(size, dtype=np.int64)  # per table row: count in the hypothesis
+    ref_seen = np.zeros(size, dtype=np.int64)  # count in the current reference
+    ref_max = np.zeros(size, dtype=np.int64)  # mteval: the most in any reference
     for i in range(first, last):
         m0 = hyp_count[i]
-        hyp_keys = np.zeros((max_order, max(m0, 1)), dtype=np.uint64)
-        _ngram_keys(hyp_hashes, hyp_start[i], m0, max_order, hyp_keys)
-        uniq = np.zeros((max_order, max(m0, 1)), dtype=np.uint64)
-        uniq_count = np.zeros((max_order, max(m0, 1)), dtype=np.int64)
-        n_uniq = np.zeros(max_order, dtype=np.int64)
+        s = hyp_start[i]
+        # the hypothesis' reference n-grams, in order of first appearance, per order
+        distinct = np.empty((max_order, max(m0, 1)), dtype=np.int64)
+        n_distinct = np.zeros(max_order, dtype=np.int64)
         for k in range(max_order):
-            m = m0 - k
-            den[i, k] = max(m, 0)
-            if m > 0:
-                n_uniq[k] = _distinct_in_order(hyp_keys[k], m, uniq[k], uniq_count[k])
+            den[i, k] = max(m0 - k, 0)
+        for p in range(m0):
+            key = np.uint64(0)
+            for k in range(min(max_order, m0 - p)):
+                key = extend_key(key, hyp_hashes[s + p + k])
+                row = _find(table, key, k, shift, lookup_only)
+                if row < 0:
+                    break  # no longer n-gram from here is a reference n-gram either
+                if hyp_seen[row] == 0:
+                    distinct[k, n_distinct[k]] = row
+                    n_distinct[k] += 1
+                hyp_seen[row] += 1
         # NLTK: the best reference of each order; mteval: counts clipped by the maximum
         best_prec = np.full(max_order, -1.0)
         best_num = np.zeros(max_order)
         best_len = np.zeros(max_order, dtype=np.int64)
-        ref_max = np.zeros((max_order, max(m0, 1)), dtype=np.int64)
-        ref_weight = np.zeros((max_order, max(m0, 1)))
         length_sum = 0
         present = 0
         for r in range(n_refs):
@@ -182,39 +194,31 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                 continue
             present += 1
             length_sum += c
-            ref_keys = np.zeros((max_order, max(c, 1)), dtype=np.uint64)
-            _ngram_keys(ref_hashes, ref_start[r, i], c, max_order, ref_keys)
+            b = base[r, i]
             for k in range(max_order):
-                m_ref = c - k
+                for p in range(c - k):
+                    ref_seen[rows[k, b + p]] += 1
+            for k in range(max_order):
                 total = 0.0
                 comp = 0.0
-                g = n_uniq[k]
-                if m_ref > 0 and g > 0:
-                    order = np.argsort(ref_keys[k, :m_ref])
-                    sorted_keys = ref_keys[k, :m_ref][order]
-                    for t in range(g):
-                        key = uniq[k, t]
-                        lo = np.searchsorted(sorted_keys, key)
-                        hi = lo
-                        while hi < m_ref and sorted_keys[hi] == key:
-                            hi += 1
-                        if hi == lo:
-                            continue
-                        weight = weights[k, base[r, i] + order[lo]]
-                        if mteval:
-                            if hi - lo > ref_max[k, t]:
-                                ref_max[k, t] = hi - lo
-                            ref_weight[k, t] = weight
-                            continue
-                        # NLTK: weight * min(hyp count, ref count), summed as Python's sum()
-                        x = weight * min(uniq_count[k, t], hi - lo)
-                        s = total + x
-                        if compensated:
-                            if abs(total) >= abs(x):
-                                comp += (total - s) + x
-                            else:
-                                comp += (x - s) + total
-                        total = s
+                for t in range(n_distinct[k]):
+                    row = distinct[k, t]
+                    in_ref = ref_seen[row]
+                    if in_ref == 0:
+                        continue
+                    if mteval:
+                        if in_ref > ref_max[row]:
+                            ref_max[row] = in_ref
+                        continue
+                    # NLTK: weight * min(hyp count, ref count), summed as Python's sum()
+                    x = weight[row] * min(hyp_seen[row], in_ref)
+                    sm = total + x
+                    if compensated:
+                        if abs(total) >= abs(x):
+                            comp += (total - sm) + x
+                        else:
+                            comp += (x - sm) + total
+                    total = sm
                 if mteval:
                     continue
                 if compensated and comp != 0.0:
@@ -229,24 +233,33 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                     best_prec[k] = precision
                     best_num[k] = total
                     best_len[k] = c
+            for k in range(max_order):
+                for p in range(c - k):
+                    ref_seen[rows[k, b + p]] = 0
         for k in range(max_order):
             if mteval:
                 total = 0.0
-                for t in range(n_uniq[k]):
-                    clipped = min(uniq_count[k, t], ref_max[k, t])
+                for t in range(n_distinct[k]):
+                    row = distinct[k, t]
+                    clipped = min(hyp_seen[row], ref_max[row])
                     if clipped > 0:
-                        total += ref_weight[k, t] * clipped
+                        total += weight[row] * clipped
                 num[i, k] = total
                 # the mean reference length, exactly: the sum times AVERAGE_SCALE / present
                 ref_len[i, k] = length_sum * (AVERAGE_SCALE // present) if present else 0
             else:
                 num[i, k] = best_num[k]
                 ref_len[i, k] = best_len[k]
+            for t in range(n_distinct[k]):
+                hyp_seen[distinct[k, t]] = 0
+                ref_max[distinct[k, t]] = 0
 
 
-def segment_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
-                    base, weights, max_order, mteval, compensated):
+def segment_matches(hyp_hashes, hyp_start, hyp_count, ref_count, weights, max_order, mteval,
+                    compensated):
     """Per segment and order: information-weighted matches, hypothesis n-grams, reference length.
+
+    ``weights`` is what :func:`information_weights` returned for these references.
 
     Returns
     -------
@@ -261,13 +274,14 @@ def segment_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref
         NLTK: the length of that order's best reference; mteval: the mean
         reference length times ``AVERAGE_SCALE`` (the same in every column).
     """
+    base, rows, table, weight, shift = weights
     n = hyp_start.size
     num = np.zeros((n, max_order), dtype=np.float64)
     den = np.zeros((n, max_order), dtype=np.int64)
     ref_len = np.zeros((n, max_order), dtype=np.int64)
-    for_chunks(_chunk_matches, n, hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
-               ref_count, base, weights, max_order, bool(mteval), bool(compensated), num, den,
-               ref_len, min_chunk=1024)
+    for_chunks(_chunk_matches, n, hyp_hashes, hyp_start, hyp_count, ref_count, base, rows,
+               table, weight, shift, max_order, bool(mteval),
+               bool(compensated), num, den, ref_len, min_chunk=1024)
     return num, den, ref_len
 
 

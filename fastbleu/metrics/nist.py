@@ -153,15 +153,14 @@ class NIST(Metric):
         tokenizer = tokenizer or self._tokenizer
         hyp = References.cached([hyps], tokenizer, self.lowercase)
         if isinstance(refs, References) and refs is self._ref_cache:
-            base, weights = self._cached_weights
+            weights = self._cached_weights
         else:
             if not isinstance(refs, References):
                 refs = References.cached(refs, tokenizer, self.lowercase)
-            base, weights = self._weights(refs)
-        mteval = self.variant == "mteval"
-        num, den, ref_len = segment_matches(hyp.hashes, hyp.start[0], hyp.count[0], refs.hashes,
-                                            refs.start, refs.count, base, weights,
-                                            self.max_ngram_order, mteval, COMPENSATED_SUM)
+            weights = self._weights(refs)
+        num, den, ref_len = segment_matches(hyp.hashes, hyp.start[0], hyp.count[0], refs.count,
+                                            weights, self.max_ngram_order,
+                                            self.variant == "mteval", COMPENSATED_SUM)
         return statistics_rows(hyp.count[0], num, den, ref_len, self.variant)
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:

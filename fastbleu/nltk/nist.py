@@ -102,12 +102,11 @@ def _order_sums(segments, n: int):
     """NLTK's per-order numerator and denominator sums and its two lengths."""
     from .._kernels.nist import information_weights, segment_matches
 
-    base, weights = information_weights(segments.ref_keys, segments.ref_start,
-                                        segments.ref_count, n, False)
+    weights = information_weights(segments.ref_keys, segments.ref_start, segments.ref_count,
+                                  n, False)
     num, den, ref_len = segment_matches(segments.hyp_keys, segments.hyp_start,
-                                        segments.hyp_count, segments.ref_keys,
-                                        segments.ref_start, segments.ref_count, base, weights,
-                                        n, False, COMPENSATED_SUM)
+                                        segments.hyp_count, segments.ref_count, weights, n,
+                                        False, COMPENSATED_SUM)
     # NLTK adds the segments' numerators one by one (Counter +=): cumsum adds in that order.
     numerators = [float(np.cumsum(num[:, k])[-1]) for k in range(n)]
     denominators = [int(den[:, k].sum()) for k in range(n)]
