@@ -14,8 +14,13 @@ negative count marking a missing reference):
   matches, its hypothesis n-gram count and the reference length it uses.
 
 N-grams are 64-bit polynomial keys of the token hashes
-(:func:`~fastbleu._kernels.hashing.extend_key`), compared only within one
-order, as everywhere in fastbleu (see the README's note on hashing).
+(:func:`~fastbleu._kernels.hashing.extend_key`), held with their order in one
+open-addressing table of the whole input's reference n-grams, each with a
+dense id (its count and weight are indexed by it).  Unlike BLEU's per-segment
+tables, keys here meet every reference n-gram of the input: two distinct
+n-grams of one order share a key with probability about ``D**2 / 2**65`` for
+``D`` distinct n-grams of that order (3e-8 for a million), and would then
+share a count.
 
 Float arithmetic follows the reference implementations operation by
 operation, because NLTK's numbers are reproduced bit for bit:
