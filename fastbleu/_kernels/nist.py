@@ -88,6 +88,24 @@ def _find(table, key, order, shift, next_id):
 
 
 @njit(cache=True, nogil=True)
+def _grown(table, shift):
+    """The entries of ``table`` in a table twice its size (``shift`` is the new one's)."""
+    bigger = np.zeros((2 * table.shape[0], 2), dtype=np.uint64)
+    mask = bigger.shape[0] - 1
+    for j in range(table.shape[0]):
+        word = table[j, 1]
+        if word == 0:
+            continue
+        key = table[j, 0]
+        i = table_slot(key ^ ((word >> _S32) * _ORDER_MIX), shift)
+        while bigger[i, 1] != 0:
+            i = (i + 1) & mask
+        bigger[i, 0] = key
+        bigger[i, 1] = word
+    return bigger
+
+
+@njit(cache=True, nogil=True)
 def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
                         zero_hash=np.uint64(0)):
     """Count every reference n-gram of the input; the information weight of each.
@@ -113,9 +131,7 @@ def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
     """
     base, total = _slot_bases(ref_count)
     n_refs, n = ref_count.shape
-    bits = 4
-    while (1 << bits) < 2 * max_order * max(total, 1):
-        bits += 1
+    bits = 10  # doubled whenever the table is half full (ids do not move)
     shift = np.uint64(64 - bits)
     table = np.zeros((1 << bits, 2), dtype=np.uint64)
     next_id = np.zeros(1, dtype=np.int64)
@@ -137,6 +153,10 @@ def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
                     row = _find(table, key, k, shift, next_id)
                     counts[row] += 1
                     rows[k, b + p] = row
+                    if 2 * next_id[0] > table.shape[0]:
+                        bits += 1
+                        shift = np.uint64(64 - bits)
+                        table = _grown(table, shift)
     n_ids = next_id[0]
     weight = np.zeros(max(n_ids, 1), dtype=np.float64)
     done = np.zeros(max(n_ids, 1), dtype=np.bool_)
