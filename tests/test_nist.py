@@ -47,6 +47,14 @@ def _outcome(function, *args):
         return ZeroDivisionError
 
 
+def test_module_doctest():
+    import doctest
+    import sys
+
+    result = doctest.testmod(sys.modules["fastbleu.nltk.nist"])
+    assert result.attempted > 0 and result.failed == 0
+
+
 def test_nltk_docstring_examples():
     for hyp in (HYP1, HYP2):
         assert sentence_nist([REF1, REF2, REF3], hyp) == \
