@@ -131,13 +131,16 @@ def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
     """
     base, total = _slot_bases(ref_count)
     n_refs, n = ref_count.shape
-    bits = 10  # doubled whenever the table is half full (ids do not move)
+    bits = 10  # about 3 distinct n-grams a reference word at N = 5; doubled when half full
+    while (1 << bits) < 4 * total and bits < 40:
+        bits += 1
     shift = np.uint64(64 - bits)
     table = np.zeros((1 << bits, 2), dtype=np.uint64)
     next_id = np.zeros(1, dtype=np.int64)
     counts = np.zeros(max_order * max(total, 1), dtype=np.int64)
+    # per id: its prefix's id (-1: the empty prefix, or mteval's "0")
+    prefix_of = np.empty(max_order * max(total, 1), dtype=np.int64)
     rows = np.full((max_order, max(total, 1)), -1, dtype=np.int64)
-    first_hash = np.zeros(max(total, 1), dtype=np.uint64)  # each position's token
     for i in range(n):
         for r in range(n_refs):
             c = ref_count[r, i]
@@ -147,35 +150,34 @@ def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
             s = ref_start[r, i]
             for p in range(c):
                 key = np.uint64(0)
-                first_hash[b + p] = ref_hashes[s + p]
+                prefix = -1
                 for k in range(min(max_order, c - p)):
                     key = extend_key(key, ref_hashes[s + p + k])
+                    known = next_id[0]
                     row = _find(table, key, k, shift, next_id)
+                    if row == known:  # a new n-gram
+                        prefix_of[row] = prefix
+                        if mteval and k == 1 and zero_hash != 0 and \
+                                ref_hashes[s + p] == zero_hash:
+                            prefix_of[row] = -1
                     counts[row] += 1
                     rows[k, b + p] = row
+                    prefix = row
                     if 2 * next_id[0] > table.shape[0]:
                         bits += 1
                         shift = np.uint64(64 - bits)
                         table = _grown(table, shift)
     n_ids = next_id[0]
     weight = np.zeros(max(n_ids, 1), dtype=np.float64)
-    done = np.zeros(max(n_ids, 1), dtype=np.bool_)
     log2 = math.log(2.0)
-    for k in range(max_order):
-        for q in range(total):
-            row = rows[k, q]
-            if row < 0 or done[row]:
-                continue
-            done[row] = True
-            prefix = total if k == 0 else counts[rows[k - 1, q]]
-            if mteval and k == 1 and zero_hash != 0 and first_hash[q] == zero_hash:
-                prefix = total
-            # NLTK: math.log(prefix / count, 2) = log(prefix / count) / log(2.0);
-            # mteval: - log(count / prefix) / log 2
-            if mteval:
-                weight[row] = -math.log(counts[row] / prefix) / log2
-            else:
-                weight[row] = math.log(prefix / counts[row]) / log2
+    for row in range(n_ids):
+        prefix = total if prefix_of[row] < 0 else counts[prefix_of[row]]
+        # NLTK: math.log(prefix / count, 2) = log(prefix / count) / log(2.0);
+        # mteval: - log(count / prefix) / log 2
+        if mteval:
+            weight[row] = -math.log(counts[row] / prefix) / log2
+        else:
+            weight[row] = math.log(prefix / counts[row]) / log2
     return base, rows, table, weight, shift
 
 
