@@ -232,6 +232,12 @@ def test_rows_and_sentence_scores():
     # cached references give the same weights as the same references passed in
     cached = NIST(references=refs)
     assert cached.corpus_score(hyps, None).score == metric.corpus_score(hyps, refs).score
+    # an accumulator of the whole input in one update is the corpus score (pieces in
+    # separate updates would each get their own weights)
+    import pickle
+
+    acc = pickle.loads(pickle.dumps(metric.accumulator().update(hyps, refs)))
+    assert acc.score().score == metric.corpus_score(hyps, refs).score
     # the bootstrap resamples rows of the whole input's weights
     assert metric.corpus_score(hyps, refs, n_bootstrap=50).mean is not None
 
