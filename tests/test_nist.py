@@ -80,6 +80,44 @@ def test_corpus_nist_equals_nltk(segments, n):
         _outcome(nltk_nist.sentence_nist, refs[0], hyps[0], n)
 
 
+def _sum_312(iterable, start=0):
+    """Python 3.12's ``sum()``: ints exactly, then floats with Neumaier's compensation."""
+    result, items = start, iter(iterable)
+    for x in items:
+        result = result + x
+        if isinstance(result, float):
+            break
+    else:
+        return result
+    f, c = result, 0.0
+    for x in items:
+        t = f + x
+        c += (f - t) + x if abs(f) >= abs(x) else (x - t) + f
+        f = t
+    return f + c if c and math.isfinite(c) else f
+
+
+@SETTINGS
+@given(st.lists(st.tuples(tokens, st.lists(tokens, min_size=1, max_size=3)), min_size=1,
+                max_size=5))
+def test_compensated_sum_of_python_312(segments):
+    """From Python 3.12 on, NLTK's numerators are compensated sums; fastbleu follows the
+    running Python, and both branches equal NLTK under that Python's sum()."""
+    import fastbleu.nltk.nist as ours
+
+    hyps = [hyp for hyp, _ in segments]
+    refs = [ref for _, ref in segments]
+    saved = ours.COMPENSATED_SUM
+    try:
+        ours.COMPENSATED_SUM = True
+        nltk_nist.sum = _sum_312  # the module's global shadows the builtin
+        assert _outcome(corpus_nist, refs, hyps, 3) == \
+            _outcome(nltk_nist.corpus_nist, refs, hyps, 3)
+    finally:
+        ours.COMPENSATED_SUM = saved
+        del nltk_nist.sum
+
+
 def test_shared_reference_objects_count_once_each():
     """The same reference object in several segments counts in the weights every time."""
     ref = ["the", "cat", "sat"]
