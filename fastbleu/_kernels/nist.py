@@ -106,8 +106,7 @@ def _grown(table, shift):
 
 
 @njit(cache=True, nogil=True)
-def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval,
-                        zero_hash=np.uint64(0)):
+def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval, zero_hash):
     """Count every reference n-gram of the input; the information weight of each.
 
     With ``mteval``, the weights are mteval-v13a's expression, including its

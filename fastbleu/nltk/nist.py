@@ -105,7 +105,7 @@ def _order_sums(segments, n: int):
     from .._kernels.nist import information_weights, segment_matches
 
     weights = information_weights(segments.ref_keys, segments.ref_start, segments.ref_count,
-                                  n, False)
+                                  n, False, np.uint64(0))
     num, den, ref_len = segment_matches(segments.hyp_keys, segments.hyp_start,
                                         segments.hyp_count, segments.ref_count, weights, n,
                                         False, COMPENSATED_SUM)
