@@ -341,7 +341,7 @@ def test_cli(files, capsys):
     assert exit_.value.code == 2
 
 
-def test_tables(files):
+def test_tables(files, tmp_path):
     pa = pytest.importorskip("pyarrow")
     from fastbleu import score_table
 
@@ -354,3 +354,10 @@ def test_tables(files):
         expected = NIST().corpus_score(system, [ref]).score
         row = result.filter(pa.compute.equal(result["sys"], name))
         assert row["nist_score"][0].as_py() == pytest.approx(expected, rel=1e-15)
+    # --segments-out: each segment's NIST with the table's (corpus) weights
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "segments.parquet"
+    score_table(pa.table({"hyp": hyp, "ref": ref}), metrics=["nist"], segments_out=str(out))
+    assert pq.read_table(out)["sentence_nist"].to_pylist() == \
+        NIST().sentence_scores(hyp, [ref]).tolist()
