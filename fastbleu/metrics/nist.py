@@ -233,6 +233,20 @@ class NIST(Metric):
         rows = self.segment_statistics(hypotheses, references)
         return self.formula.score(rows.sum(axis=0), check=False)
 
+    def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
+        """The NIST of every segment with the weights of all ``references`` (as mteval's
+        segment-level scores): the formula of each row of :meth:`segment_statistics`.
+
+        Unlike other metrics, element ``i`` is not ``sentence_score`` of segment ``i``
+        alone, whose weights come from that segment's references only.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, one score per segment.
+        """
+        return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
+
     def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> NISTScore:
         """NIST of one hypothesis, its references alone giving the weights (NLTK's
         ``sentence_nist`` of the tokens)."""
