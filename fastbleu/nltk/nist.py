@@ -28,7 +28,9 @@ What NLTK computes (and where it is not NIST's ``mteval-v13a.pl``)
   (``ref_words / number of reference sets``).
 * Brevity penalty: both ``exp(beta * log(min(ratio, 1))**2)`` with
   ``beta = log(0.5) / log(1.5)**2``, i.e. 0.5 at a ratio of 2/3; 0 for an empty
-  hypothesis side.
+  hypothesis side.  (NLTK's docstring of ``nist_length_penalty`` omits the
+  square and speaks of the average reference length; its code squares the log
+  and is given the best references' lengths, as above.)
 * Zero n-grams: NLTK divides by the hypothesis n-gram count of each order and
   fails when it is 0; mteval divides by ``max(count, 1)``.
 * Text: NLTK scores the tokens it is given; mteval first normalizes and
