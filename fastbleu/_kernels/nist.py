@@ -140,28 +140,37 @@ def information_weights(ref_hashes, ref_start, ref_count, max_order, mteval, zer
     # per id: its prefix's id (-1: the empty prefix, or mteval's "0")
     prefix_of = np.empty(max_order * max(total, 1), dtype=np.int64)
     rows = np.full((max_order, max(total, 1)), -1, dtype=np.int64)
-    for i in range(n):
-        for r in range(n_refs):
-            c = ref_count[r, i]
-            if c <= 0:
-                continue
-            b = base[r, i]
-            s = ref_start[r, i]
-            for p in range(c):
-                key = np.uint64(0)
-                prefix = -1
-                for k in range(min(max_order, c - p)):
-                    key = extend_key(key, ref_hashes[s + p + k])
+    keys = np.zeros(max(total, 1), dtype=np.uint64)  # each position's key, order by order
+    # Order by order.  An n-gram whose prefix occurs once occurs once itself, so its
+    # weight is log2(1 / 1) = 0, and so are its extensions': such n-grams add exactly
+    # nothing to any sum (x + 0.0 == x, and Neumaier's term stays 0), so they are left
+    # out of the table (rows -1) and a hypothesis n-gram not found counts nothing.
+    for k in range(max_order):
+        for i in range(n):
+            for r in range(n_refs):
+                c = ref_count[r, i]
+                b = base[r, i]
+                s = ref_start[r, i]
+                for p in range(c - k):
+                    q = b + p
+                    prefix = -1
+                    if k > 0:
+                        prefix = rows[k - 1, q]
+                        if prefix < 0:
+                            continue
+                        # mteval weighs "0 w" against all words, whatever "0"'s count
+                        zero = mteval and k == 1 and zero_hash != 0 and keys[q] == zero_hash
+                        if counts[prefix] < 2 and not zero:
+                            continue
+                        if zero:
+                            prefix = -1
+                    keys[q] = extend_key(keys[q], ref_hashes[s + p + k])
                     known = next_id[0]
-                    row = _find(table, key, k, shift, next_id)
+                    row = _find(table, keys[q], k, shift, next_id)
                     if row == known:  # a new n-gram
                         prefix_of[row] = prefix
-                        if mteval and k == 1 and zero_hash != 0 and \
-                                ref_hashes[s + p] == zero_hash:
-                            prefix_of[row] = -1
                     counts[row] += 1
-                    rows[k, b + p] = row
-                    prefix = row
+                    rows[k, q] = row
                     if 2 * next_id[0] > table.shape[0]:
                         bits += 1
                         shift = np.uint64(64 - bits)
@@ -203,7 +212,7 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_count, base, rows, tabl
                 key = extend_key(key, hyp_hashes[s + p + k])
                 row = _find(table, key, k, shift, lookup_only)
                 if row < 0:
-                    break  # no longer n-gram from here is a reference n-gram either
+                    break  # no longer n-gram from here is in the table either
                 if hyp_seen[row] == 0:
                     distinct[k, n_distinct[k]] = row
                     n_distinct[k] += 1
@@ -223,7 +232,8 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_count, base, rows, tabl
             b = base[r, i]
             for k in range(max_order):
                 for p in range(c - k):
-                    ref_seen[rows[k, b + p]] += 1
+                    if rows[k, b + p] >= 0:
+                        ref_seen[rows[k, b + p]] += 1
             for k in range(max_order):
                 total = 0.0
                 comp = 0.0
@@ -261,7 +271,8 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_count, base, rows, tabl
                     best_len[k] = c
             for k in range(max_order):
                 for p in range(c - k):
-                    ref_seen[rows[k, b + p]] = 0
+                    if rows[k, b + p] >= 0:
+                        ref_seen[rows[k, b + p]] = 0
         for k in range(max_order):
             if mteval:
                 total = 0.0
