@@ -9,7 +9,8 @@ negative count marking a missing reference):
   (orders 1..N, every present reference, a repeated reference counted each
   time, as NLTK counts them) and gives each n-gram occurrence its
   information weight ``Info(w1..wk) = log2(count(w1..wk-1) / count(w1..wk))``,
-  the count of the empty prefix being the number of reference words;
+  the count of the empty prefix being the number of reference words (n-grams
+  whose prefix occurs once weigh exactly 0 and are left out);
 * :func:`segment_matches` gives every segment and order its information-weighted
   matches, its hypothesis n-gram count and the reference length it uses.
 
