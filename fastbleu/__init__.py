@@ -22,6 +22,7 @@ __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "CHRF", "CHRFScore", "CHRFSigna
            "TER", "TERScore", "TERSignature", "corpus_bleu", "raw_corpus_bleu", "sentence_bleu",
            "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter", "score_table",
            "significance", "__version__"]
+__all__ += ["NIST", "NISTScore", "NISTSignature"]
 
 _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
          "BLEUSignature": "metrics.bleu_score", "CHRF": "metrics.chrf",
@@ -31,6 +32,8 @@ _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
          "raw_corpus_bleu": "compat", "sentence_bleu": "compat", "corpus_chrf": "compat",
          "sentence_chrf": "compat", "corpus_ter": "compat", "sentence_ter": "compat",
          "score_table": "tables.scoring"}
+_LAZY.update({"NIST": "metrics.nist", "NISTScore": "metrics.nist_score",
+              "NISTSignature": "metrics.nist_score"})
 
 
 def __getattr__(name):

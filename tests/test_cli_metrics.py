@@ -168,7 +168,7 @@ def test_output_flags(files, flags, capsys, monkeypatch):
     (["-m", "chrf", "-cc", "1000000"], "-cc/--chrf-char-order must be between 0 and 100"),
     (["-m", "bleu", "chrf", "-sl"], "only one metric can be scored at sentence level"),
     (["-m", "bleu", "bleu", "-sl"], "only one metric can be scored at sentence level"),
-    (["-m", "ter3"], "unknown metric 'ter3'; choose from bleu, chrf, ter"),
+    (["-m", "ter3"], "unknown metric 'ter3'; choose from bleu, chrf, ter, nist"),
     (["-m", "bleu", "CHRF"], "unknown metric 'CHRF'"),
 ], ids=str)
 def test_hostile_flags_are_one_line(flags, words):

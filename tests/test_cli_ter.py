@@ -194,7 +194,7 @@ def test_standard_input_and_tab_separated_references(files, capsys, monkeypatch)
     (["--ter-normalized", "yes"], "unrecognized arguments: yes"),
     (["--ter"], "unrecognized arguments: --ter"),          # sacrebleu: ambiguous option
     (["--ter-norm"], "unrecognized arguments: --ter-norm"),  # sacrebleu: an abbreviation
-    (["-m", "TER"], "unknown metric 'TER'; choose from bleu, chrf, ter"),
+    (["-m", "TER"], "unknown metric 'TER'; choose from bleu, chrf, ter, nist"),
     (["-m", "ter", "ter", "-sl"], "only one metric can be scored at sentence level"),
     (["-m", "bleu", "ter", "-sl"], "only one metric can be scored at sentence level"),
     (["-m", "ter", "-sl", "-ci"], "statistical tests are unavailable at sentence level"),
@@ -239,7 +239,7 @@ def test_help_lists_the_ter_flags_as_sacrebleu_names_them():
     for flag in ("--ter-case-sensitive", "--ter-asian-support", "--ter-no-punct",
                  "--ter-normalized"):
         assert flag in done and flag in ours
-    assert "among bleu, chrf, ter" in " ".join(ours.split())
+    assert "among bleu, chrf, ter, nist" in " ".join(ours.split())
     assert "lower is better" in ours and "BLEU, chrF and TER" in ours
 
 

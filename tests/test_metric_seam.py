@@ -287,7 +287,7 @@ def test_get_metric_builds_an_equivalent_bleu():
     assert str(ours) == str(theirs)
     assert str(metric.get_signature()) == str(plain.get_signature())
     assert get_metric("BLEU").formula == BLEUFormula() and metric_class("bleu") is BLEU
-    assert set(METRICS) == {"bleu", "chrf", "ter"}
+    assert set(METRICS) == {"bleu", "chrf", "ter", "nist"}
     from fastbleu.cli.parser import METRIC_NAMES
 
     assert set(METRIC_NAMES) == set(METRICS)  # -m offers every metric, and no other

@@ -16,7 +16,7 @@ from .._version import __version__
 SMOOTH_METHODS = ("exp", "floor", "add-k", "none")
 #: The metrics of ``-m`` (the keys of ``fastbleu.metrics.METRICS``, which imports nothing
 #: heavy either; a test checks that the two agree).
-METRIC_NAMES = ("bleu", "chrf", "ter")
+METRIC_NAMES = ("bleu", "chrf", "ter", "nist")
 FORMATS = ("json", "text", "latex")
 
 
@@ -78,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="fastbleu", allow_abbrev=False,
         description="BLEU, chrF and TER exactly as sacrebleu computes them, vectorized for "
-                    "large corpora. "
+                    "large corpora (and NIST as NLTK or mteval-v13a computes it). "
                     "Give reference files and systems (-i) as sacrebleu takes them, or one "
                     "table (Parquet file, directory or glob; CSV, TSV, JSON Lines) with "
                     "--hyp-column and --ref-column.")
@@ -145,6 +145,13 @@ def build_parser() -> argparse.ArgumentParser:
     ter.add_argument("--ter-normalized", action="store_true",
                      help="Tercom's normalization and tokenization (XML entities, punctuation, "
                           "possessives, numbers)")
+    nist = parser.add_argument_group(
+        "NIST", "Doddington (2002); tokenized by -tok/-lc as BLEU is; information weights "
+                "from the references of the whole input")
+    nist.add_argument("--nist-order", type=int, default=5,
+                      help="highest n-gram order of -m nist (default: 5)")
+    nist.add_argument("--nist-variant", choices=("nltk", "mteval"), default="nltk",
+                      help="NLTK's nist_score (default) or NIST's mteval-v13a.pl")
     sets = parser.add_argument_group(
         "test sets", "sacrebleu's test sets, read from $SACREBLEU (default ~/.sacrebleu) "
                      "where sacrebleu downloaded them; fastbleu never downloads")

@@ -129,13 +129,26 @@ def metric_options(args, bleu_options: dict) -> list[tuple[str, dict]]:
             "lowercase": args.chrf_lowercase, "eps_smoothing": args.chrf_eps_smoothing}
     ter = {"case_sensitive": args.ter_case_sensitive, "asian_support": args.ter_asian_support,
            "no_punct": args.ter_no_punct, "normalized": args.ter_normalized}
-    options = {"bleu": bleu_options, "chrf": chrf, "ter": ter}
+    options = {"bleu": bleu_options, "chrf": chrf, "ter": ter, "nist": nist_options(args,
+                                                                                   bleu_options)}
     if args.sentence_level:  # sacrebleu's -sl scores BLEU with effective order
         options["bleu"] = {**bleu_options, "effective_order": True}
     names = list(dict.fromkeys(args.metrics))
     if not paired_test(args):
         names.sort(key=str.upper)
     return [(name, options[name]) for name in names]
+
+
+def nist_options(args, bleu_options: dict) -> dict:
+    """``-m nist``'s options: BLEU's tokenizer and case (``-tok``, ``-l``, ``-lc``), its order
+    and variant."""
+    from ..tokenizers import DEFAULT_TOKENIZER, TRG_LANG_TOKENIZERS
+
+    tokenize = bleu_options.get("tokenize") or TRG_LANG_TOKENIZERS.get(
+        bleu_options.get("trg_lang", ""), DEFAULT_TOKENIZER)
+    return {"max_ngram_order": args.nist_order, "variant": args.nist_variant,
+            "tokenize": tokenize, "lowercase": bleu_options.get("lowercase", False),
+            "spm_model": bleu_options.get("spm_model")}
 
 
 def check_metrics(args) -> None:
@@ -195,6 +208,8 @@ def check_numbers(args) -> None:
     value = args.smooth_value
     if value is not None and not (value >= 0 and value != float("inf")):
         raise InputError(f"-sv/--smooth-value must be a finite number >= 0, got {value}")
+    if "nist" in args.metrics:
+        at_least(args.nist_order, 1, "--nist-order", 9)
     if "chrf" in args.metrics:  # sacrebleu ignores the chrF flags of a run without chrF
         at_least(args.chrf_char_order, 0, "-cc/--chrf-char-order", MAX_NGRAM_ORDER_LIMIT)
         at_least(args.chrf_word_order, 0, "-cw/--chrf-word-order", MAX_NGRAM_ORDER_LIMIT)

@@ -85,7 +85,7 @@ def _on_lines(name: str, call, *args, **kwargs):
 
 def _display_names(plan: Plan) -> list[str]:
     """The metrics' names as a warning gives them (``BLEU``, ``chrF``, ``TER``)."""
-    return [{"bleu": "BLEU", "chrf": "chrF", "ter": "TER"}.get(key, key)
+    return [{"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "nist": "NIST"}.get(key, key)
             for key, _ in plan.metrics]
 
 

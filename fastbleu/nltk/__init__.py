@@ -15,6 +15,11 @@ method 6's assertion.  Tokens are any hashable objects; a ``str`` is
 scored character by character, as in NLTK.  ``corpus_bleu`` and
 ``sentence_bleu_many`` also take Arrow ``list<string>`` columns.
 
+NIST (Doddington, 2002): :func:`corpus_nist`, :func:`sentence_nist` and
+:func:`nist_length_penalty` return NLTK's ``nist_score`` numbers bit for bit
+(:mod:`fastbleu.nltk.nist` lists where NLTK's NIST differs from NIST's
+``mteval-v13a.pl``).
+
 Worked examples from Papineni et al. (2002)
 -------------------------------------------
 Modified n-gram precision clips each hypothesis n-gram to its largest count
@@ -75,8 +80,9 @@ techniques for sentence-level BLEU. In *Proceedings of WMT*.
 """
 
 from .bleu import corpus_bleu, sentence_bleu, sentence_bleu_many
-from .self_bleu import SelfBLEU, self_bleu
+from .nist import corpus_nist, nist_length_penalty, sentence_nist
 from .precision import Fraction, brevity_penalty, closest_ref_length, modified_precision
+from .self_bleu import SelfBLEU, self_bleu
 from .smoothing import SmoothingFunction
 
 __all__ = [
@@ -86,8 +92,11 @@ __all__ = [
     "brevity_penalty",
     "closest_ref_length",
     "corpus_bleu",
+    "corpus_nist",
     "modified_precision",
+    "nist_length_penalty",
     "self_bleu",
     "sentence_bleu",
     "sentence_bleu_many",
+    "sentence_nist",
 ]

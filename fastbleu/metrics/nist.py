@@ -1,0 +1,255 @@
+"""``fastbleu.NIST``: the NIST score (Doddington, 2002) on text, on the metric seam."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+import numpy as np
+
+from .._kernels.counting import MAX_AVERAGED_REFERENCES
+from ..statistics import References, check_references, reference_presence
+from ..text import TextColumn, as_text_column
+from ..tokenizers import DEFAULT_TOKENIZER, get_tokenizer
+from .base import Metric, check_bootstrap
+from .inputs import reference_streams, sentence_streams
+from .nist_formula import NISTFormula, statistics_rows
+from .nist_score import NISTScore, NISTSignature
+
+logger = logging.getLogger("fastbleu")
+
+
+class NIST(Metric):
+    """Corpus and sentence NIST (Doddington, 2002) of text, tokenized as sacrebleu tokenizes.
+
+    NIST averages, per n-gram order, the *information* of the matched
+    n-grams, ``Info(w1..wk) = log2(count(w1..wk-1) / count(w1..wk))`` counted
+    over the references, sums the orders 1..N, and multiplies by a brevity
+    penalty ``exp(beta * log(min(ratio, 1))**2)`` that is 0.5 at a length
+    ratio of 2/3.  With ``variant="nltk"`` (default) every number is NLTK's
+    ``corpus_nist`` of the tokens (to ~1e-15 relative; see
+    :mod:`fastbleu.metrics.nist_formula`); ``variant="mteval"`` is NIST's
+    ``mteval-v13a.pl`` as published (counts clipped by their largest count in
+    any reference, the average reference length, ``max(count, 1)``
+    denominators).  :mod:`fastbleu.nltk.nist` lists the differences.
+
+    **Information weights are corpus-level.**  They come from every reference
+    of the input of one call (``corpus_score``, ``segment_statistics``,
+    ``sentence_scores``), or, for a metric built with ``references=...``, from
+    those cached references, in every call.  Given the weights, a segment's
+    statistics row (its information-weighted matches, fixed point, and its
+    counts) is an int64, summable row like every metric's, so
+    ``segment_statistics`` rows sum to the corpus score, and bootstrap
+    resampling, groups and ``--segments-out`` work on them: all with the
+    weights of the whole input.  ``sentence_score(hyp, refs)`` scores one
+    segment alone (its own references give the weights), as NLTK's
+    ``sentence_nist`` does; ``sentence_scores`` scores every segment with the
+    corpus weights.  Pieces scored in separate calls (an accumulator's
+    updates, a table's record batches, Dask partitions) each get their own
+    weights unless the metric caches the references; a table is exact when it
+    fits in one batch (``batch_size``), and otherwise NIST warns.
+
+    Parameters
+    ----------
+    max_ngram_order : int
+        The highest n-gram order N (default 5, as in NIST; 1 to 9).
+    tokenize : str
+        A sacrebleu tokenizer name (default ``"13a"``: mteval-v13a's own
+        normalization, without its lowercasing); see :class:`fastbleu.BLEU`.
+    lowercase : bool
+        Lowercase text first (Python's ``str.lower()``; mteval lowercases only
+        ASCII letters, and does by default).
+    variant : {"nltk", "mteval"}
+        Whose NIST.
+    references : list of sequences of str, optional
+        Reference streams to tokenize once, for ``corpus_score(hyps, None)``;
+        their n-grams also fix the information weights.
+    spm_model : str or os.PathLike, optional
+        For the sentencepiece tokenizers, as for :class:`fastbleu.BLEU`.
+    """
+
+    name = "NIST"
+    key = "nist"
+    #: The table's tokenizer column is BLEU's; NIST keeps its own tokenizer.
+    tokenizer = None
+
+    def __init__(self, max_ngram_order: int = 5, tokenize: str = DEFAULT_TOKENIZER,
+                 lowercase: bool = False, variant: str = "nltk",
+                 references: Sequence[Sequence[str]] | None = None, spm_model=None):
+        self._formula = NISTFormula(max_ngram_order, variant)
+        self.max_ngram_order = self._formula.max_order
+        self.variant = variant
+        self.lowercase = bool(lowercase)
+        self.spm_model = spm_model
+        self._tokenizer = get_tokenizer(tokenize, spm_model)
+        self.tokenizer_signature = self._tokenizer.signature
+        self.num_refs: int | None = None
+        self.n_bootstrap = None
+        self.seed = None
+        self._ref_cache: References | None = None
+        self._cached_weights = None
+        self._calls_with_new_references = 0
+        if references is not None:
+            streams = reference_streams(references, None)
+            self.num_refs = self._check_references(streams)
+            self._ref_cache = References.cached(streams, self._tokenizer, self.lowercase)
+            self._cached_weights = self._weights(self._ref_cache)
+
+    @property
+    def max_references(self) -> int | None:
+        """16 with ``variant="mteval"`` (the mean reference length is kept exactly as an
+        integer times lcm(1..16)), else no limit."""
+        return MAX_AVERAGED_REFERENCES if self.variant == "mteval" else None
+
+    @property
+    def formula(self) -> NISTFormula:
+        """The :class:`~fastbleu.metrics.nist_formula.NISTFormula` of this configuration."""
+        return self._formula
+
+    def options(self) -> dict:
+        """The constructor arguments that rebuild this metric (its cached references aside)."""
+        return {"max_ngram_order": self.max_ngram_order, "tokenize": self._tokenizer.name,
+                "lowercase": self.lowercase, "variant": self.variant,
+                "spm_model": self.spm_model}
+
+    # -- statistics --------------------------------------------------------------------
+
+    def _check_references(self, streams) -> int:
+        present = reference_presence(streams)
+        limit = self.max_references
+        if limit is not None and present.sum(axis=0).max(initial=0) > limit:
+            raise ValueError(f"NIST with variant='mteval' takes at most {limit} references per "
+                             "segment")
+        return check_references(present)
+
+    def _prepare(self, hypotheses, references):
+        hyps = as_text_column(hypotheses, "hypotheses")
+        if references is not None:  # given, even empty: never fall back to the cache
+            streams = reference_streams(references, len(hyps))
+            self.num_refs = self._check_references(streams)
+            return hyps, streams
+        if self._ref_cache is None:
+            raise RuntimeError("No references provided and the cache is empty.")
+        if len(self._ref_cache) != len(hyps):
+            raise ValueError(f"the cached references have {len(self._ref_cache)} segments but "
+                             f"the hypotheses have {len(hyps)}")
+        return hyps, self._ref_cache
+
+    def _weights(self, refs: References):
+        from .._kernels.hashing import hash_bytes
+        from .._kernels.nist import information_weights
+
+        mteval = self.variant == "mteval"
+        # mteval's Perl reads a bigram's prefix "0" as false (see information_weights)
+        zero = hash_bytes(np.frombuffer(b"0", dtype=np.uint8), 0, 1) if mteval else np.uint64(0)
+        return information_weights(refs.hashes, refs.start, refs.count, self.max_ngram_order,
+                                   mteval, zero)
+
+    def _statistics(self, hyps: TextColumn, refs, tokenizer=None) -> np.ndarray:
+        """Rows of every segment: the weights of these references (or the cached ones)."""
+        from .._kernels.nist import segment_matches
+        from ..nltk.nist import COMPENSATED_SUM
+
+        tokenizer = tokenizer or self._tokenizer
+        hyp = References.cached([hyps], tokenizer, self.lowercase)
+        if isinstance(refs, References) and refs is self._ref_cache:
+            weights = self._cached_weights
+        else:
+            if not isinstance(refs, References):
+                refs = References.cached(refs, tokenizer, self.lowercase)
+            weights = self._weights(refs)
+        num, den, ref_len = segment_matches(hyp.hashes, hyp.start[0], hyp.count[0], refs.count,
+                                            weights, self.max_ngram_order,
+                                            self.variant == "mteval", COMPENSATED_SUM)
+        return statistics_rows(hyp.count[0], num, den, ref_len, self.variant)
+
+    def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
+        """Per-segment NIST statistics, with the information weights of all ``references``.
+
+        Parameters
+        ----------
+        hypotheses : sequence of str or a string column
+        references : list of sequences of str, optional
+            Reference streams, each as long as ``hypotheses`` (``None``
+            entries are missing references); default the cached ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape ``(n_segments, 2 + 4 * max_ngram_order)``
+            (:attr:`NISTFormula.statistics_names`).
+        """
+        return self._statistics(*self._prepare(hypotheses, references))
+
+    def column_statistics(self, hypotheses: TextColumn, references, *, tokenizer=None,
+                          buffers=None) -> np.ndarray:
+        """Statistics of already-converted text columns: the fast path of tables and Dask.
+
+        The weights are those of these references (or the cached ones): a
+        table read in several record batches gets each batch's, and NIST
+        warns once on the second batch.  ``buffers`` are not used.
+        """
+        if not isinstance(references, References):
+            self._check_references(references)
+            self._calls_with_new_references += 1
+            if self._calls_with_new_references == 2:
+                logger.warning("NIST's information weights are computed per batch of rows "
+                               "(each batch's references); for the weights of the whole "
+                               "table, read it in one batch (batch_size) or cache the "
+                               "references (NIST(references=...))")
+        if tokenizer is not None and not hasattr(tokenizer, "kernel"):
+            tokenizer = get_tokenizer(tokenizer, self.spm_model)
+        return self._statistics(hypotheses, references, tokenizer)
+
+    def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> NISTSignature:
+        """The signature for ``num_refs`` references per segment (``-1``: varies)."""
+        return NISTSignature(num_refs, self.lowercase, tokenizer_signature or
+                             self.tokenizer_signature, self.max_ngram_order, self.variant,
+                             self.n_bootstrap, self.seed)
+
+    # -- scores ------------------------------------------------------------------------
+
+    def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> NISTScore:
+        """Corpus NIST: the statistics of all segments (one set of weights) summed, then scored.
+
+        Parameters
+        ----------
+        hypotheses : sequence of str or a string column
+        references : list of sequences of str, or None
+            Reference streams, or ``None`` for the cached ones.
+        n_bootstrap : int
+            With more than 1, also a bootstrap mean and 95 % interval
+            (:func:`~fastbleu.metrics.confidence.score_with_confidence`),
+            resampling segments with the weights of the whole input fixed.
+
+        Returns
+        -------
+        NISTScore
+        """
+        if check_bootstrap(n_bootstrap) > 1:
+            from .confidence import score_with_confidence
+
+            return score_with_confidence(self, hypotheses, references, n_bootstrap)
+        rows = self.segment_statistics(hypotheses, references)
+        return self.formula.score(rows.sum(axis=0), check=False)
+
+    def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
+        """The NIST of every segment with the weights of all ``references`` (as mteval's
+        segment-level scores): the formula of each row of :meth:`segment_statistics`.
+
+        Unlike other metrics, element ``i`` is not ``sentence_score`` of segment ``i``
+        alone, whose weights come from that segment's references only.
+
+        Returns
+        -------
+        numpy.ndarray
+            float64, one score per segment.
+        """
+        return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
+
+    def sentence_score(self, hypothesis: str, references: Sequence[str | None]) -> NISTScore:
+        """NIST of one hypothesis, its references alone giving the weights (NLTK's
+        ``sentence_nist`` of the tokens)."""
+        hyps, streams = sentence_streams(hypothesis, references)
+        stats = self.segment_statistics(hyps, streams)
+        return self.formula.score(stats[0], check=False)
