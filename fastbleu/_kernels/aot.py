@@ -23,6 +23,8 @@ module does not: a wrong dtype there is a crash, not an error).
 
 from __future__ import annotations
 
+import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -83,3 +85,28 @@ def build(target: Path | str, verbose: bool = False) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     cc.compile()
     return target
+
+
+def build_or_warn(target: Path | str, compiler=None, verbose: bool = False) -> bool:
+    """:func:`build`, or a warning on standard error and ``False`` if it fails.
+
+    ``setup.py`` calls this: fastbleu installs and works without the compiled
+    module.  ``compiler`` (a distutils ``CCompiler``, as ``build_ext`` has it)
+    is first tried on a one-line C file, so that a machine without a working
+    C compiler gives up at once rather than after numba's ten seconds.
+    """
+    target = Path(target)
+    try:
+        if compiler is not None:
+            with tempfile.TemporaryDirectory() as folder:
+                probe = Path(folder) / "probe.c"
+                probe.write_text("int fastbleu_probe(void) { return 0; }\n")
+                compiler.compile([str(probe)], output_dir=folder)
+        build(target, verbose)
+    except Exception as error:  # any failure: the JIT kernels will do
+        target.unlink(missing_ok=True)
+        print(f"warning: fastbleu's ahead-of-time kernels were not built "
+              f"({type(error).__name__}: {error}); fastbleu works without them, "
+              "compiling its kernels with numba on first use", file=sys.stderr)
+        return False
+    return True
