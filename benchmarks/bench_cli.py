@@ -10,11 +10,13 @@ The time, as seen from a parent process, of running
 
 on one WMT22 system output of about 2,000 lines (default: de-en, system
 Online-A, reference A, 1,984 lines; see ``../shared/wmt22/README.md``).  At
-this size start-up dominates: interpreter start, imports (numba and llvmlite
-for fastbleu) and, for fastbleu, compiling or loading its numba kernels.
+this size start-up dominates: interpreter start, imports and, for fastbleu
+without its ahead-of-time kernels (``fastbleu._native``, built by ``pip
+install``), importing numba and compiling or loading its numba kernels.
 
 * fastbleu **cold**: one run right after deleting numba's on-disk cache of
-  fastbleu's kernels, so every kernel is compiled again.  The cache is
+  fastbleu's kernels, so every kernel it runs through numba's JIT is compiled
+  again (none, when the ahead-of-time kernels serve the run).  The cache is
   where fastbleu puts it: the ``*.nbi``/``*.nbc`` files in its per-user
   cache folders (``~/.cache/fastbleu/numba/<source folder>_<key>``, see
   ``fastbleu/_kernels/cache.py``), or, if the ``NUMBA_CACHE_DIR`` environment

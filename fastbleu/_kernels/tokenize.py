@@ -16,7 +16,8 @@ sacrebleu 2.6's tokenizers exactly:
     :mod:`fastbleu._kernels.tokenize_unicode`, which also holds the UTF-8
     decoding and Python-whitespace helpers every tokenizer uses.
 
-This module holds the tokenizer codes, the chunk kernels that dispatch on
+This module holds the tokenizer codes (defined in :mod:`fastbleu._native.codes`,
+which imports no numba), the chunk kernels that dispatch on
 them (the ``char`` tokenizer, a few lines, sits with its one caller), and
 :func:`tokenize_column`.
 
@@ -42,7 +43,6 @@ from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, _CLASS_SPLIT, _MAYBE_SPAC
 from .tokenize_unicode import (_is_space_at, _lstrip_start, _rstrip_end, _split_unicode,
                                _utf8_length)
 from .unicode_classes import intl_roles, zh_roles
-
 
 
 @njit(cache=True, nogil=True)
