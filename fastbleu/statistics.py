@@ -19,8 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._kernels.counting import REF_CLOSEST, row_width, segment_statistics
-from ._kernels.tokenize import tokenize_column
+# The kernels through fastbleu._native: compiled ahead of time when installed so (no numba
+# import for a small input), else numba's JIT kernels of fastbleu._kernels.
+from ._native import segment_statistics, tokenize_column
+from ._native.codes import REF_CLOSEST, row_width
 from .text import TextColumn, lowercase as lowercase_column
 from .tokenizers import Tokenizer
 

@@ -291,9 +291,6 @@ def lowercase(column: TextColumn) -> TextColumn:
     ASCII capital, so lowering ASCII first and then the rest is the same as
     lowering each segment once.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     data = column.data
     offsets = column.offsets
     start, stop = int(offsets[0]), int(offsets[-1])
@@ -308,15 +305,17 @@ def lowercase(column: TextColumn) -> TextColumn:
     non_ascii = np.flatnonzero(has_high)
     if non_ascii.size == 0:
         return TextColumn(lowered, rebased, column.valid)
-    binary = pa.LargeBinaryArray.from_buffers(
-        pa.large_binary(), len(column), [None, pa.py_buffer(rebased), pa.py_buffer(lowered)])
-    replacements = []
+    # The other segments' bytes stay; each non-ASCII one is replaced by its str.lower(),
+    # assembled with numpy (no pyarrow: a text-file run does not import it).
+    pieces, lengths, done = [], np.diff(rebased), 0
     for i in non_ascii:
-        raw = lowered[rebased[i]:rebased[i + 1]].tobytes()
-        replacements.append(raw.decode("utf-8", "surrogatepass").lower()
-                            .encode("utf-8", "surrogatepass"))
-    mask = np.zeros(len(column), dtype=bool)
-    mask[non_ascii] = True
-    replaced = pc.replace_with_mask(binary, pa.array(mask), pa.array(replacements, pa.large_binary()))
-    result = _from_arrow(replaced, "lowercased text", trusted=True)
-    return TextColumn(result.data, result.offsets, column.valid)
+        first, last = int(rebased[i]), int(rebased[i + 1])
+        lower = (lowered[first:last].tobytes().decode("utf-8", "surrogatepass").lower()
+                 .encode("utf-8", "surrogatepass"))
+        pieces += [lowered[done:first], np.frombuffer(lower, dtype=np.uint8)]
+        lengths[i] = len(lower)
+        done = last
+    pieces.append(lowered[done:])
+    new_offsets = np.zeros(len(column) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    return TextColumn(np.concatenate(pieces), new_offsets, column.valid)

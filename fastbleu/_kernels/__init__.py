@@ -12,6 +12,8 @@ Each module is one stage of the pipeline::
     resample         resampled and randomized sums -> BLEU per resample
     threads          chunks of segments on a thread pool (re-created after fork())
     cache            where numba caches these kernels: a per-user folder, never the package
+    aot              the ahead-of-time build of plain BLEU's kernels (numba.pycc, at install
+                     time; fastbleu._native calls them without importing numba)
 
 Kernels trust their inputs; the public modules validate and convert.
 """

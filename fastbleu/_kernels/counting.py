@@ -37,25 +37,13 @@ segments stay exact and the formula divides by ``AVERAGE_SCALE``.
 import numpy as np
 from numba import njit
 
+# The codes live in a module without numba (the ahead-of-time path imports them).
+from .._native.codes import (AVERAGE_SCALE, LARGE_ABOVE, MAX_AVERAGED_REFERENCES,  # noqa: F401
+                             REF_AVERAGE, REF_CLOSEST, REF_SHORTEST, row_width)
 from .hashing import extend_key, table_slot
 from .threads import for_chunks
 
-def row_width(max_order: int) -> int:
-    """Columns of the statistics row these kernels write: ``[hyp_len, ref_len,
-    match_1..N, total_1..N]``, sacrebleu's order, so ``2 + 2 * max_order``."""
-    return 2 + 2 * max_order
-
-
 _MIN_BITS = 6
-REF_CLOSEST = 0
-REF_SHORTEST = 1
-REF_AVERAGE = 2
-#: lcm(1..16): the average of up to 16 reference lengths, times this, is an integer.
-AVERAGE_SCALE = 720720
-MAX_AVERAGED_REFERENCES = 16
-#: Reference n-grams (all orders and references of a segment) above which the
-#: segment is counted in the compact table (see the module's docstring).
-LARGE_ABOVE = 1 << 13
 # Columns of the n-gram table; one row per n-gram, so a probe touches one cache line.
 _KEY = 0  # the n-gram key's bits
 _STAMP = 1  # number of the segment that owns the row (rows of older segments are free)

@@ -35,12 +35,8 @@ import math
 import numpy as np
 from numba import njit
 
+from .._native.codes import SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE  # noqa: F401
 from .threads import for_chunks
-
-SMOOTH_NONE = 0
-SMOOTH_FLOOR = 1
-SMOOTH_ADD_K = 2
-SMOOTH_EXP = 3
 
 _LOG_ZERO = -9999999999.0
 

@@ -25,7 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 from numba.core.compiler_lock import global_compiler_lock
 
-_MIN_CHUNK = 4096
+from .._native.codes import MIN_CHUNK
+
+_MIN_CHUNK = MIN_CHUNK
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 

@@ -16,7 +16,8 @@ sacrebleu 2.6's tokenizers exactly:
     :mod:`fastbleu._kernels.tokenize_unicode`, which also holds the UTF-8
     decoding and Python-whitespace helpers every tokenizer uses.
 
-This module holds the tokenizer codes, the chunk kernels that dispatch on
+This module holds the tokenizer codes (defined in :mod:`fastbleu._native.codes`,
+which imports no numba), the chunk kernels that dispatch on
 them (the ``char`` tokenizer, a few lines, sits with its one caller), and
 :func:`tokenize_column`.
 
@@ -33,6 +34,8 @@ one (or clear the cache), or the cached kernels keep the old helpers.
 import numpy as np
 from numba import njit
 
+from .._native.codes import (TOKENIZE_13A, TOKENIZE_CHAR, TOKENIZE_INTL,  # noqa: F401
+                             TOKENIZE_NONE, TOKENIZE_ZH)
 from .hashing import FNV_OFFSET, finish, fnv_step
 from .threads import for_chunks
 from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, _CLASS_SPLIT, _MAYBE_SPACE, _SPACE,
@@ -40,12 +43,6 @@ from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, _CLASS_SPLIT, _MAYBE_SPAC
 from .tokenize_unicode import (_is_space_at, _lstrip_start, _rstrip_end, _split_unicode,
                                _utf8_length)
 from .unicode_classes import intl_roles, zh_roles
-
-TOKENIZE_NONE = 0
-TOKENIZE_13A = 1
-TOKENIZE_CHAR = 2
-TOKENIZE_INTL = 3
-TOKENIZE_ZH = 4
 
 
 @njit(cache=True, nogil=True)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .._kernels.counting import MAX_AVERAGED_REFERENCES
+from .._native.codes import MAX_AVERAGED_REFERENCES
 from ..statistics import (References, check_references, compute_statistics, iter_statistics,
                           reference_presence)
 from ..text import TextColumn, as_text_column

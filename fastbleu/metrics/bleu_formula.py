@@ -19,11 +19,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._kernels.counting import (AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST,
-                                 row_width)
-from .._kernels.formula import (SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE,
-                                bleu_from_row, bleu_of_float32_sums, bleu_of_sums,
-                                bleu_per_row)
+from .._native import bleu_from_row, bleu_per_row  # compiled ahead of time, or numba's JIT
+from .._native.codes import (AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST,
+                             SMOOTH_ADD_K, SMOOTH_EXP, SMOOTH_FLOOR, SMOOTH_NONE, row_width)
 from .._limits import MAX_NGRAM_ORDER_LIMIT
 from .base import Formula, checked_counts
 from .bleu_score import BLEUScore
@@ -384,6 +382,8 @@ class BLEUFormula(Formula):
         sums (sacrebleu's bootstrap) with sacrebleu's float32 precisions.
         See :meth:`Formula.resampled_scores`.
         """
+        from .._kernels.formula import bleu_of_float32_sums, bleu_of_sums
+
         kernel = bleu_of_float32_sums if sums.dtype == np.float32 else bleu_of_sums
         kernel(sums, n_systems, *self.kernel_args, out, offset)
 

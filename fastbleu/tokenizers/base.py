@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .._kernels.tokenize import (TOKENIZE_13A, TOKENIZE_CHAR, TOKENIZE_INTL, TOKENIZE_NONE,
-                                 TOKENIZE_ZH)
+from .._native.codes import (TOKENIZE_13A, TOKENIZE_CHAR, TOKENIZE_INTL, TOKENIZE_NONE,
+                             TOKENIZE_ZH)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .._kernels.tokenize import TOKENIZE_NONE
+from .._native.codes import TOKENIZE_NONE
 from .base import Tokenizer
 from .lines import LineTransform
 

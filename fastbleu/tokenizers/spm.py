@@ -22,7 +22,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .._kernels.tokenize import TOKENIZE_NONE
+from .._native.codes import TOKENIZE_NONE
 from .base import Tokenizer
 from .lines import LineTransform
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from .._kernels.tokenize import TOKENIZE_NONE
+from .._native.codes import TOKENIZE_NONE
 from .base import Tokenizer
 from .lines import LineTransform
 
