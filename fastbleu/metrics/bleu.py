@@ -8,13 +8,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._kernels.counting import MAX_AVERAGED_REFERENCES
-from ..statistics import (References, check_references, compute_statistics, iter_statistics,
-                          reference_presence)
+from ..statistics import (BATCH_SIZE, HashBuffer, References, check_references,
+                          compute_statistics, iter_statistics, reference_presence)
 from ..text import TextColumn, as_text_column
 from ..tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
                           get_tokenizer)
 from .base import Metric, check_bootstrap
-from .inputs import reference_streams, sentence_streams
+from .inputs import list_batches, reference_streams, sentence_streams
 from .bleu_formula import SMOOTH_DEFAULTS, BLEUFormula
 from .bleu_score import BLEUScore, BLEUSignature
 
@@ -159,25 +159,52 @@ class BLEU(Metric):
                              f"the hypotheses have {len(hyps)}")
         return hyps, self._ref_cache
 
-    def _warn_if_tokenized(self, hyps: TextColumn) -> None:
-        """sacrebleu's warning for 100+ hypotheses ending in a tokenized period."""
-        if self._force or len(hyps) < 100:
-            return
+    def _warn_if_tokenized(self, hyps: TextColumn, n: int | None = None,
+                           tokenized: int = 0) -> int:
+        """sacrebleu's warning for 100+ hypotheses ending in a tokenized period.
+
+        ``hyps`` may be one batch of ``n`` hypotheses, ``tokenized`` the
+        count of the batches before it; the warning comes once the count of
+        all of them reaches 100.  Returns the count so far.
+        """
+        if self._force or (len(hyps) if n is None else n) < 100:
+            return tokenized
         starts, ends = hyps.offsets[:-1], hyps.offsets[1:]
         long_enough = ends - starts >= 2
         ends = ends[long_enough]
-        tokenized = (hyps.data[ends - 1] == ord(".")) & (hyps.data[ends - 2] == ord(" "))
-        if int(tokenized.sum()) >= 100:
+        found = (hyps.data[ends - 1] == ord(".")) & (hyps.data[ends - 2] == ord(" "))
+        before, tokenized = tokenized, tokenized + int(found.sum())
+        if before < 100 <= tokenized:
             logger.warning("That's 100 lines that end in a tokenized period ('.')")
             logger.warning("It looks like you forgot to detokenize your test data, which may "
                            "hurt your score.")
             logger.warning("If you insist your data is detokenized, or don't care, you can "
                            "suppress this message with the `force` parameter.")
+        return tokenized
 
-    def _statistics(self, hypotheses, references):
-        hyps, refs = self._prepare(hypotheses, references)
-        self._warn_if_tokenized(hyps)
-        return hyps, refs
+    def _statistics_batches(self, hypotheses, references):
+        """The statistics rows of the input, a batch at a time.
+
+        Python lists are converted to text one batch at a time
+        (:func:`~fastbleu.metrics.inputs.list_batches`), so that no copy of
+        the whole input is made; other inputs are converted at once.
+        """
+        formula = self.formula
+        batches = list_batches(hypotheses, references, BATCH_SIZE, self._check_references,
+                               lambda: self._prepare(hypotheses, references),
+                               lambda num_refs: setattr(self, "num_refs", num_refs))
+        if batches is None:
+            hyps, refs = self._prepare(hypotheses, references)
+            n, batches = len(hyps), [(hyps, refs)]
+        else:
+            n = len(hypotheses)
+        buffers = (HashBuffer(), HashBuffer())
+        tokenized = 0
+        for hyps, refs in batches:
+            tokenized = self._warn_if_tokenized(hyps, n, tokenized)
+            yield from iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
+                                       formula.max_order, buffers=buffers,
+                                       ref_length=formula.ref_length_code)
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Per-segment BLEU statistics.
@@ -197,9 +224,19 @@ class BLEU(Metric):
             ``[hyp_len, ref_len, match_1..N, total_1..N]`` as sacrebleu's
             ``_extract_corpus_statistics`` returns them.
         """
-        hyps, refs = self._statistics(hypotheses, references)
-        return compute_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                  self.max_ngram_order, ref_length=self.formula.ref_length_code)
+        batches = self._statistics_batches(hypotheses, references)
+        if isinstance(hypotheses, list):  # rows straight into the result, not concatenated
+            out = np.empty((len(hypotheses), self.formula.row_width), dtype=np.int64)
+            first = 0
+            for rows in batches:
+                out[first:first + len(rows)] = rows
+                first += len(rows)
+            return out
+        rows = list(batches)
+        if len(rows) == 1:
+            return rows[0]
+        return np.concatenate(rows) if rows else np.zeros((0, self.formula.row_width),
+                                                           dtype=np.int64)
 
     def column_statistics(self, hypotheses: TextColumn, references, *, tokenizer=None,
                           buffers=None) -> np.ndarray:
@@ -293,11 +330,9 @@ class BLEU(Metric):
             from .confidence import score_with_confidence
 
             return score_with_confidence(self, hypotheses, references, n_bootstrap)
-        hyps, refs = self._statistics(hypotheses, references)
         formula = self.formula
         total = np.zeros(formula.row_width, dtype=np.int64)
-        for stats in iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                     self.max_ngram_order, ref_length=formula.ref_length_code):
+        for stats in self._statistics_batches(hypotheses, references):
             total += stats.sum(axis=0)
         return formula.score(total, check=False)
 
