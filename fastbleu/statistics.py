@@ -66,11 +66,12 @@ def _tokenize_into(column: TextColumn, tokenizer: Tokenizer, hashes: np.ndarray)
     offsets = column.offsets
     n = len(column)
     count = np.empty(n, dtype=np.int64)
+    start = np.empty(n, dtype=np.int64)
     if n:
-        tokenize_column(column.data, offsets, tokenizer.kernel, hashes, count)
+        tokenize_column(column.data, offsets, tokenizer.kernel, hashes, count, start)
     if column.valid is not None:
         count[~column.valid] = -1
-    return Tokens(hashes, offsets[:-1] - offsets[0], count)
+    return Tokens(hashes, start, count)
 
 
 def _prepare(column: TextColumn, tokenizer: Tokenizer, lowercase: bool) -> TextColumn:
