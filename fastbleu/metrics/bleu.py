@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -22,6 +23,9 @@ logger = logging.getLogger("fastbleu")
 
 #: Default maximum n-gram order.
 MAX_NGRAM_ORDER = 4
+#: Segments the kernels take at a time: hash scratch of about 16 MB a side for
+#: WMT-like text, mostly in cache when the counting kernel reads it back.
+KERNEL_BATCH_SIZE = 1 << 14
 
 
 class BLEU(Metric):
@@ -193,18 +197,31 @@ class BLEU(Metric):
         batches = list_batches(hypotheses, references, BATCH_SIZE, self._check_references,
                                lambda: self._prepare(hypotheses, references),
                                lambda num_refs: setattr(self, "num_refs", num_refs))
+        buffers = (HashBuffer(), HashBuffer())
+
+        def rows_of(hyps, refs) -> list[np.ndarray]:
+            return list(iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
+                                        formula.max_order, batch_size=KERNEL_BATCH_SIZE,
+                                        buffers=buffers, ref_length=formula.ref_length_code))
+
         if batches is None:
             hyps, refs = self._prepare(hypotheses, references)
-            n, batches = len(hyps), [(hyps, refs)]
-        else:
-            n = len(hypotheses)
-        buffers = (HashBuffer(), HashBuffer())
+            self._warn_if_tokenized(hyps)
+            yield from rows_of(hyps, refs)
+            return
+        # The kernels of one batch run (from a thread of their own, on the kernel
+        # pool) while this thread converts the next batch, which needs the GIL.
         tokenized = 0
-        for hyps, refs in batches:
-            tokenized = self._warn_if_tokenized(hyps, n, tokenized)
-            yield from iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                       formula.max_order, buffers=buffers,
-                                       ref_length=formula.ref_length_code)
+        pending = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastbleu-batch") as batch:
+            for hyps, refs in batches:
+                tokenized = self._warn_if_tokenized(hyps, len(hypotheses), tokenized)
+                job = batch.submit(rows_of, hyps, refs)
+                if pending is not None:
+                    yield from pending.result()
+                pending = job
+            if pending is not None:
+                yield from pending.result()
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Per-segment BLEU statistics.
