@@ -24,8 +24,11 @@ from ._kernels.tokenize import tokenize_column
 from .text import TextColumn, lowercase as lowercase_column
 from .tokenizers import Tokenizer
 
-#: Segments per batch: about 60 MB of token-hash scratch for WMT-like text.
+#: Segments per batch of text (converted from Python lists, read from tables).
 BATCH_SIZE = 1 << 16
+#: Segments the kernels take at a time: about 16 MB of token-hash scratch a side
+#: for WMT-like text, mostly still in cache when the counting kernel reads it.
+KERNEL_BATCH_SIZE = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,7 @@ class References:
 
 def iter_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
                     tokenizer: Tokenizer, lowercase: bool, max_order: int,
-                    batch_size: int = BATCH_SIZE,
+                    batch_size: int = KERNEL_BATCH_SIZE,
                     buffers: tuple[HashBuffer, HashBuffer] | None = None,
                     ref_length: int = REF_CLOSEST) -> Iterator[np.ndarray]:
     """Yield the statistics rows of consecutive batches of segments.

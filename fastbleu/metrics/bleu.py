@@ -23,9 +23,6 @@ logger = logging.getLogger("fastbleu")
 
 #: Default maximum n-gram order.
 MAX_NGRAM_ORDER = 4
-#: Segments the kernels take at a time: hash scratch of about 16 MB a side for
-#: WMT-like text, mostly in cache when the counting kernel reads it back.
-KERNEL_BATCH_SIZE = 1 << 14
 
 
 class BLEU(Metric):
@@ -201,8 +198,8 @@ class BLEU(Metric):
 
         def rows_of(hyps, refs) -> list[np.ndarray]:
             return list(iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                        formula.max_order, batch_size=KERNEL_BATCH_SIZE,
-                                        buffers=buffers, ref_length=formula.ref_length_code))
+                                        formula.max_order, buffers=buffers,
+                                        ref_length=formula.ref_length_code))
 
         if batches is None:
             hyps, refs = self._prepare(hypotheses, references)
