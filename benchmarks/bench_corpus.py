@@ -227,9 +227,13 @@ def child(args, hyps: list[str], refs: list[str]) -> dict:
     # One thread: the pieces of corpus_score one after the other, by process time.
     import numpy as np
 
+    from fastbleu import statistics
     from fastbleu._kernels.counting import row_width, segment_statistics
-    from fastbleu.statistics import BATCH_SIZE, HashBuffer, References, tokenize
+    from fastbleu.statistics import HashBuffer, References, tokenize
     from fastbleu.text import as_text_column
+
+    # The batches corpus_score's kernels take (64k segments before issue 17).
+    size = getattr(statistics, "KERNEL_BATCH_SIZE", statistics.BATCH_SIZE)
 
     metric.corpus_score(hyps[:w], [refs[:w]])
     n = len(hyps)
@@ -237,8 +241,8 @@ def child(args, hyps: list[str], refs: list[str]) -> dict:
     for _ in range(args.repeat):
         spent = dict.fromkeys(best, 0.0)
         buffers = HashBuffer(), HashBuffer()
-        for first in range(0, n, BATCH_SIZE):
-            last = min(n, first + BATCH_SIZE)
+        for first in range(0, n, size):
+            last = min(n, first + size)
             t0 = time.process_time()
             h = as_text_column(hyps[first:last], "hypotheses")
             r = as_text_column(refs[first:last], "references", allow_null=True)
@@ -253,7 +257,7 @@ def child(args, hyps: list[str], refs: list[str]) -> dict:
             spent["tokenize"] += t2 - t1
             spent["count"] += t3 - t2
         best = {k: min(best[k], spent[k]) for k in best}
-    return {"call": "profile", "ns_per_segment": {k: round(v / n * 1e9, 1)
+    return {"call": "profile", "batch_size": size, "ns_per_segment": {k: round(v / n * 1e9, 1)
                                                   for k, v in best.items()},
             "total_ns_per_segment": round(sum(best.values()) / n * 1e9, 1)}
 

@@ -46,9 +46,9 @@ class Tokens:
 class HashBuffer:
     """Scratch for token hashes, reused from batch to batch.
 
-    The kernels write a segment's hashes at its byte offset, so a batch needs
-    one slot per byte; reusing the buffer saves the page faults of a fresh
-    allocation for every batch.
+    The kernels write each chunk's hashes back to back from the chunk's first
+    byte offset, so a batch needs one slot per byte; reusing the buffer saves
+    the page faults of a fresh allocation for every batch.
     """
 
     def __init__(self):
