@@ -22,12 +22,25 @@ In one process, the script then times
 (b) ``fastbleu.BLEU(tokenize=T).sentence_scores(hyps, [refs])`` on the same
     segments, timed the same way;
 (c) ``sacrebleu.metrics.BLEU(tokenize=T).corpus_score`` on the first
-    ``--sacrebleu-segments`` segments (default 20,000; sacrebleu is far too
+    ``--sacrebleu-segments`` segments (default 100,000; sacrebleu is far too
     slow for a million), best of ``--sacrebleu-repeat`` runs (default 1).
     sacrebleu's tokenizer LRU cache is cleared before every run, so no run
     benefits from an earlier one; inside a run sacrebleu still profits from
     the cache on repeated segments (the WMT references repeat once per
-    system), as it would in real use.
+    system), as it would in real use;
+(d) ``bleuscore.compute(references=[[r] for r in refs], predictions=hyps)``
+    (the Rust package, if installed) on the first ``--bleuscore-segments``
+    segments (default 100,000), best of ``--sacrebleu-repeat`` runs.  Its
+    own defaults (13a tokenizer, shortest reference length); only its time
+    is compared.
+
+``--rss`` measures memory instead: for each fastbleu call a fresh process
+loads the corpus, warms up, and scores it once; the peak RSS it adds is
+``VmHWM`` (``/proc/self/status``, reset by exec unlike ``ru_maxrss``)
+after scoring minus before.  ``--profile`` times the pieces of
+``corpus_score`` in a fresh single-thread process (``NUMBA_NUM_THREADS=1``,
+process time, best of ``--repeat``): converting the lists to text, the
+tokenizer kernel, and the counting kernel, in ns per segment.
 
 It reports seconds and segments per second for each, the ratio of
 fastbleu's throughput to sacrebleu's, the process's peak RSS
@@ -74,6 +87,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # this checkout's fastbleu, not whichever is installed
 DEFAULT_WMT_DIR = REPO.parent / "shared" / "wmt22"
 #: Target languages whose WMT22 BLEU uses the 13a tokenizer.
 TARGETS_13A = ("en", "de")
@@ -186,6 +200,80 @@ def stats_of(score) -> tuple:
     return (tuple(score.counts), tuple(score.totals), score.sys_len, score.ref_len)
 
 
+def vm_hwm_mib() -> float:
+    """This process's peak RSS from ``/proc/self/status`` (VmHWM), in MiB; reset by exec."""
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def child(args, hyps: list[str], refs: list[str]) -> dict:
+    """The work of one fresh process (``--child``); returns what it measured."""
+    import fastbleu
+
+    w = min(args.warmup_segments, len(hyps))
+    metric = fastbleu.BLEU(tokenize=args.tokenize)
+    if args.child != "profile":
+        getattr(metric, args.child)(hyps[:w], [refs[:w]])
+        before = vm_hwm_mib()
+        t0 = time.perf_counter()
+        getattr(metric, args.child)(hyps, [refs])
+        return {"call": args.child, "seconds": time.perf_counter() - t0,
+                "peak_rss_mib_before": round(before, 1),
+                "peak_rss_mib_after": round(vm_hwm_mib(), 1),
+                "peak_rss_mib_added": round(vm_hwm_mib() - before, 1)}
+    # One thread: the pieces of corpus_score one after the other, by process time.
+    import numpy as np
+
+    from fastbleu import statistics
+    from fastbleu._kernels.counting import row_width, segment_statistics
+    from fastbleu.statistics import HashBuffer, References, tokenize
+    from fastbleu.text import as_text_column
+
+    # The batches corpus_score's kernels take (64k segments before issue 17).
+    size = getattr(statistics, "KERNEL_BATCH_SIZE", statistics.BATCH_SIZE)
+
+    metric.corpus_score(hyps[:w], [refs[:w]])
+    n = len(hyps)
+    best = {"convert": float("inf"), "tokenize": float("inf"), "count": float("inf")}
+    for _ in range(args.repeat):
+        spent = dict.fromkeys(best, 0.0)
+        buffers = HashBuffer(), HashBuffer()
+        for first in range(0, n, size):
+            last = min(n, first + size)
+            t0 = time.process_time()
+            h = as_text_column(hyps[first:last], "hypotheses")
+            r = as_text_column(refs[first:last], "references", allow_null=True)
+            t1 = time.process_time()
+            h = tokenize(h, metric.tokenizer, False, buffers[0])
+            r = References.tokenized([r], metric.tokenizer, False, buffers[1])
+            t2 = time.process_time()
+            stats = np.empty((last - first, row_width(4)), dtype=np.int64)
+            segment_statistics(h.hashes, h.start, h.count, r.hashes, r.start, r.count, 4, stats)
+            t3 = time.process_time()
+            spent["convert"] += t1 - t0
+            spent["tokenize"] += t2 - t1
+            spent["count"] += t3 - t2
+        best = {k: min(best[k], spent[k]) for k in best}
+    return {"call": "profile", "batch_size": size, "ns_per_segment": {k: round(v / n * 1e9, 1)
+                                                  for k, v in best.items()},
+            "total_ns_per_segment": round(sum(best.values()) / n * 1e9, 1)}
+
+
+def in_fresh_process(argv: list[str], what: str, threads: str | None = None) -> dict:
+    """Run this script with ``--child what`` in a new process; its result."""
+    import subprocess
+
+    env = dict(os.environ)
+    if threads is not None:
+        env["NUMBA_NUM_THREADS"] = threads
+    out = subprocess.run([sys.executable, __file__, *argv, "--child", what], env=env,
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
 # ---------------------------------------------------------------------------------------
 # Main
 # ---------------------------------------------------------------------------------------
@@ -206,10 +294,18 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--segments", type=int, default=1_000_000,
                    help="number of segments the corpus is cycled to")
     p.add_argument("--repeat", type=int, default=3, help="fastbleu runs; the best is reported")
-    p.add_argument("--sacrebleu-segments", type=int, default=20_000,
+    p.add_argument("--sacrebleu-segments", type=int, default=100_000,
                    help="segments (the first ones) sacrebleu is timed on")
     p.add_argument("--sacrebleu-repeat", type=int, default=1,
-                   help="sacrebleu runs; the best is reported")
+                   help="sacrebleu (and bleuscore) runs; the best is reported")
+    p.add_argument("--bleuscore-segments", type=int, default=100_000,
+                   help="segments (the first ones) bleuscore is timed on, if installed")
+    p.add_argument("--rss", action="store_true",
+                   help="measure the peak RSS each fastbleu call adds, in fresh processes")
+    p.add_argument("--profile", action="store_true",
+                   help="time conversion, tokenizer and counting kernels, one thread")
+    p.add_argument("--child", choices=("corpus_score", "sentence_scores", "profile"),
+                   help=argparse.SUPPRESS)
     p.add_argument("--warmup-segments", type=int, default=1_000,
                    help="size of the untimed warm-up call (compiles or loads the kernels)")
     p.add_argument("--tokenize", choices=TOKENIZERS, default="13a", help="tokenizer")
@@ -225,13 +321,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         if not path.is_file():
             p.error(f"no such file: {path}")
     for name in ("segments", "repeat", "sacrebleu_segments", "sacrebleu_repeat",
-                 "warmup_segments"):
+                 "warmup_segments", "bleuscore_segments"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
     args = parse_args(argv)
     # Both libraries warn (through logging) when many hypotheses end in " .", as some
     # WMT lines do; the check still runs (default options), only the message is muted.
@@ -249,6 +346,9 @@ def main(argv: list[str] | None = None) -> int:
     n = len(hyps)
     n_sacre = min(args.sacrebleu_segments, n)
     rss_loaded = peak_rss_mib()
+    if args.child:
+        print(json.dumps(child(args, hyps, refs)))
+        return 0
     source = ("--hyp/--ref files" if args.hyp else str(args.wmt_dir))
     print(f"corpus: {len(files)} system output(s) from {source}: {len(base_hyps):,} segments, "
           f"cycled to {n:,} ({load_seconds:.1f} s to read)")
@@ -263,6 +363,21 @@ def main(argv: list[str] | None = None) -> int:
         "sacrebleu_repeat": args.sacrebleu_repeat, "warmup_segments": args.warmup_segments,
         "peak_rss_mib_after_loading": round(rss_loaded, 1),
     }
+
+    # -- fresh processes: memory, one-thread profile ------------------------------------
+    passed = [a for a in argv if a not in ("--rss", "--profile")]
+    if args.rss:
+        calls = ["corpus_score"] + ([] if args.no_sentence else ["sentence_scores"])
+        info["fresh_process_rss"] = [in_fresh_process(passed, call) for call in calls]
+        for m in info["fresh_process_rss"]:
+            print(f"fresh process, {m['call']}: peak RSS {m['peak_rss_mib_before']:,.0f} MiB "
+                  f"after loading + warm-up, {m['peak_rss_mib_after']:,.0f} MiB after scoring: "
+                  f"scoring adds {m['peak_rss_mib_added']:,.0f} MiB")
+    if args.profile:
+        prof = info["profile_one_thread"] = in_fresh_process(passed, "profile", threads="1")
+        print("one thread, process time per segment: " + ", ".join(
+            f"{k} {v:.0f} ns" for k, v in prof["ns_per_segment"].items())
+            + f"; total {prof['total_ns_per_segment']:.0f} ns")
 
     # -- fastbleu ----------------------------------------------------------------------
     fast_score = None
@@ -320,6 +435,21 @@ def main(argv: list[str] | None = None) -> int:
             check = {"segments": n_sacre, "fastbleu": mine.score, "sacrebleu": sacre_score.score,
                      "abs_diff": abs(mine.score - sacre_score.score),
                      "same_statistics": stats_of(mine) == stats_of(sacre_score)}
+
+    if run_sacre and args.only == "all":
+        try:
+            import bleuscore
+        except ImportError:
+            bleuscore = None
+        if bleuscore is not None:
+            n_bs = min(args.bleuscore_segments, n)
+            bh, br = hyps[:n_bs], [[r] for r in refs[:n_bs]]
+            info["bleuscore"] = getattr(bleuscore, "__version__", "?")
+            seconds, bs_score = best_of(args.sacrebleu_repeat,
+                                        lambda: bleuscore.compute(references=br, predictions=bh))
+            results.append({"tool": "bleuscore", "call": "compute", "segments": n_bs,
+                            "seconds": seconds, "score": 100 * bs_score["bleu"]})
+            del bh, br
 
     # -- report ------------------------------------------------------------------------
     for r in results:

@@ -26,8 +26,11 @@ from ._native.codes import REF_CLOSEST, row_width
 from .text import TextColumn, lowercase as lowercase_column
 from .tokenizers import Tokenizer
 
-#: Segments per batch: about 60 MB of token-hash scratch for WMT-like text.
+#: Segments per batch of text (converted from Python lists, read from tables).
 BATCH_SIZE = 1 << 16
+#: Segments the kernels take at a time: about 16 MB of token-hash scratch a side
+#: for WMT-like text, mostly still in cache when the counting kernel reads it.
+KERNEL_BATCH_SIZE = 1 << 14
 
 
 @dataclass(frozen=True)
@@ -45,9 +48,9 @@ class Tokens:
 class HashBuffer:
     """Scratch for token hashes, reused from batch to batch.
 
-    The kernels write a segment's hashes at its byte offset, so a batch needs
-    one slot per byte; reusing the buffer saves the page faults of a fresh
-    allocation for every batch.
+    The kernels write each chunk's hashes back to back from the chunk's first
+    byte offset, so a batch needs one slot per byte; reusing the buffer saves
+    the page faults of a fresh allocation for every batch.
     """
 
     def __init__(self):
@@ -68,11 +71,12 @@ def _tokenize_into(column: TextColumn, tokenizer: Tokenizer, hashes: np.ndarray)
     offsets = column.offsets
     n = len(column)
     count = np.empty(n, dtype=np.int64)
+    start = np.empty(n, dtype=np.int64)
     if n:
-        tokenize_column(column.data, offsets, tokenizer.kernel, hashes, count)
+        tokenize_column(column.data, offsets, tokenizer.kernel, hashes, count, start)
     if column.valid is not None:
         count[~column.valid] = -1
-    return Tokens(hashes, offsets[:-1] - offsets[0], count)
+    return Tokens(hashes, start, count)
 
 
 def _prepare(column: TextColumn, tokenizer: Tokenizer, lowercase: bool) -> TextColumn:
@@ -199,7 +203,7 @@ class References:
 
 def iter_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
                     tokenizer: Tokenizer, lowercase: bool, max_order: int,
-                    batch_size: int = BATCH_SIZE,
+                    batch_size: int = KERNEL_BATCH_SIZE,
                     buffers: tuple[HashBuffer, HashBuffer] | None = None,
                     ref_length: int = REF_CLOSEST) -> Iterator[np.ndarray]:
     """Yield the statistics rows of consecutive batches of segments.

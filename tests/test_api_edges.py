@@ -232,3 +232,51 @@ def test_the_formula_checks_a_callers_rows():
     good = np.array([[20, 20, 10, 8, 6, 4, 20, 19, 18, 17], [3, 4, 3, 2, 1, 0, 3, 2, 1, 0]])
     assert [formula.score(row).score for row in good] == formula.scores(good).tolist()
     assert formula.scores(good).tolist() == formula.scores(good, check=False).tolist()
+
+
+def test_bleu_converts_python_lists_a_batch_at_a_time(caplog):
+    """Lists longer than a batch are converted batch by batch: the score, the rows,
+    num_refs, the tokenized-period warning and every error message are those of the
+    whole input at once (a pyarrow array takes that path)."""
+    import logging
+
+    import pyarrow as pa
+
+    from fastbleu.statistics import BATCH_SIZE
+
+    n = BATCH_SIZE + 1_000
+    rng = np.random.default_rng(5)
+    words = np.array(["the", "cat", "sat", "(on)", "mat.", "é", "中文", "", "a ."])
+    hyps = [" ".join(rng.choice(words, rng.integers(0, 8))) for _ in range(n)]
+    # 60 hypotheses ending in " ." on each side of the batch boundary: 120 in all.
+    hyps = [h + "x" if h.endswith(" .") else h for h in hyps]
+    for i in [*range(60), *range(BATCH_SIZE + 1, BATCH_SIZE + 61)]:
+        hyps[i] = "a word ."
+    first = [" ".join(rng.choice(words, rng.integers(1, 8))) for _ in range(n)]
+    second = [None if i % 5 else "the mat" for i in range(n)]
+    for refs in ([first], [first, second]):
+        listed, arrow = BLEU(), BLEU()
+        with caplog.at_level(logging.WARNING, logger="fastbleu"):
+            caplog.clear()
+            score = listed.corpus_score(hyps, refs)
+            warned = [r.message for r in caplog.records]
+            caplog.clear()
+            whole = arrow.corpus_score(pa.array(hyps), [pa.array(r) for r in refs])
+            assert warned == [r.message for r in caplog.records] and len(warned) == 3
+        assert score.score == whole.score and score.counts == whole.counts
+        assert listed.num_refs == arrow.num_refs == (1 if len(refs) == 1 else -1)
+        np.testing.assert_array_equal(
+            BLEU().segment_statistics(hyps, refs),
+            BLEU().segment_statistics(pa.array(hyps), [pa.array(r) for r in refs]))
+    bad = list(hyps)
+    bad[BATCH_SIZE + 7] = None
+    with pytest.raises(TypeError, match=f"hypotheses\\[{BATCH_SIZE + 7}\\] is None"):
+        BLEU().corpus_score(bad, [first])
+    holes = list(first)
+    holes[BATCH_SIZE + 9] = None
+    with pytest.raises(ValueError, match=f"segment {BATCH_SIZE + 9} has no reference"):
+        BLEU().sentence_scores(hyps, [holes, [None] * n])
+    with pytest.raises(ValueError, match=f"references\\[0\\] has {n - 1} segments"):
+        BLEU().corpus_score(hyps, [first[:-1]])
+    with pytest.raises(ValueError, match="at most 16 references"):
+        BLEU(ref_length="average").corpus_score(hyps, [first] * 17)

@@ -21,9 +21,13 @@ which imports no numba), the chunk kernels that dispatch on
 them (the ``char`` tokenizer, a few lines, sits with its one caller), and
 :func:`tokenize_column`.
 
-Every tokenizer emits at most one token per input byte, so segment ``i``
-writes its hashes at ``out[offsets[i] - offsets[0]:]`` without a counting
-pass.
+Every tokenizer emits at most one token per input byte, so a chunk of
+segments can write its hashes back to back from the chunk's first byte
+offset (``out[offsets[first] - offsets[0]:]``) without a counting pass: the
+hashes written before segment ``i`` never pass its own byte offset.  Back to
+back, the counting kernel reads them from a few cache lines instead of
+one spread over eight bytes per byte of text (memory traffic was a third of
+its time).
 
 The chunk kernels here compile in the helpers of ``tokenize_13a``,
 ``tokenize_unicode`` and ``hashing``, and numba's on-disk cache checks only
@@ -64,16 +68,17 @@ def _tokens_char(buf, start, end, out, pos):
 
 
 @njit(cache=True, nogil=True)
-def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, first, last):
+def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, out_start, first, last):
     """Tokenize segments ``first:last``; owns its 13a scratch buffer."""
-    base = offsets[0]
+    pos = offsets[first] - offsets[0]
     scratch = np.empty(256, dtype=np.uint8)
     for i in range(first, last):
         start = offsets[i]
         end = _rstrip_end(data, start, offsets[i + 1])
-        pos = start - base
+        out_start[i] = pos
         if kind == TOKENIZE_CHAR:
             out_count[i] = _tokens_char(data, start, end, out_hashes, pos)
+            pos += out_count[i]
             continue
         classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
         count = _split_tokens(data, start, end, out_hashes, pos, classes)
@@ -85,40 +90,43 @@ def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, first, last):
             length = _preprocess_13a(scratch, length)
             count = _split_tokens(scratch, 0, length, out_hashes, pos, _CLASS_13A)
         out_count[i] = count
+        pos += count
 
 
 @njit(cache=True, nogil=True)
-def _tokenize_chunk_unicode(data, offsets, strip_left, roles, out_hashes, out_count, first,
-                            last):
+def _tokenize_chunk_unicode(data, offsets, strip_left, roles, out_hashes, out_count, out_start,
+                            first, last):
     """``intl`` (``strip_left`` false) or ``zh`` (true) for segments ``first:last``.
 
     A kernel of its own, so that the other tokenizers' first run does not
     compile it.
     """
-    base = offsets[0]
+    pos = offsets[first] - offsets[0]
     for i in range(first, last):
         start = offsets[i]
         end = _rstrip_end(data, start, offsets[i + 1])
-        pos = start - base
+        out_start[i] = pos
         if strip_left:
             start = _lstrip_start(data, start, end)
         out_count[i] = _split_unicode(data, start, end, out_hashes, pos, roles)
+        pos += out_count[i]
 
 
-def tokenize_column(data, offsets, kind, out_hashes, out_count):
+def tokenize_column(data, offsets, kind, out_hashes, out_count, out_start):
     """Tokenize every segment of a string column into token hashes.
 
     Segment ``i`` is ``data[offsets[i]:offsets[i + 1]]``; its hashes go to
-    ``out_hashes[offsets[i] - offsets[0]:]`` and their number to
-    ``out_count[i]``.  ``out_hashes`` needs ``offsets[-1] - offsets[0]`` slots.
+    ``out_hashes[out_start[i]:]``, their number to ``out_count[i]``.
+    ``out_hashes`` needs ``offsets[-1] - offsets[0]`` slots; the hashes of
+    each chunk are back to back, from its first segment's byte offset.
     Chunks of segments run on several threads.
     """
     n = offsets.size - 1
     if kind == TOKENIZE_INTL:
         for_chunks(_tokenize_chunk_unicode, n, data, offsets, False, intl_roles(), out_hashes,
-                   out_count)
+                   out_count, out_start)
     elif kind == TOKENIZE_ZH:
         for_chunks(_tokenize_chunk_unicode, n, data, offsets, True, zh_roles(), out_hashes,
-                   out_count)
+                   out_count, out_start)
     else:
-        for_chunks(_tokenize_chunk, n, data, offsets, kind, out_hashes, out_count)
+        for_chunks(_tokenize_chunk, n, data, offsets, kind, out_hashes, out_count, out_start)

@@ -8,8 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._native.codes import MAX_AVERAGED_REFERENCES
-from ..statistics import (References, check_references, compute_statistics, iter_statistics,
-                          reference_presence)
+from ..statistics import References, check_references, compute_statistics, reference_presence
 from ..text import TextColumn, as_text_column
 from ..tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
                           get_tokenizer)
@@ -159,25 +158,11 @@ class BLEU(Metric):
                              f"the hypotheses have {len(hyps)}")
         return hyps, self._ref_cache
 
-    def _warn_if_tokenized(self, hyps: TextColumn) -> None:
-        """sacrebleu's warning for 100+ hypotheses ending in a tokenized period."""
-        if self._force or len(hyps) < 100:
-            return
-        starts, ends = hyps.offsets[:-1], hyps.offsets[1:]
-        long_enough = ends - starts >= 2
-        ends = ends[long_enough]
-        tokenized = (hyps.data[ends - 1] == ord(".")) & (hyps.data[ends - 2] == ord(" "))
-        if int(tokenized.sum()) >= 100:
-            logger.warning("That's 100 lines that end in a tokenized period ('.')")
-            logger.warning("It looks like you forgot to detokenize your test data, which may "
-                           "hurt your score.")
-            logger.warning("If you insist your data is detokenized, or don't care, you can "
-                           "suppress this message with the `force` parameter.")
+    def _statistics_batches(self, hypotheses, references):
+        """The statistics rows of the input, a batch at a time (:mod:`.bleu_batches`)."""
+        from .bleu_batches import statistics_batches
 
-    def _statistics(self, hypotheses, references):
-        hyps, refs = self._prepare(hypotheses, references)
-        self._warn_if_tokenized(hyps)
-        return hyps, refs
+        return statistics_batches(self, hypotheses, references)
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Per-segment BLEU statistics.
@@ -197,9 +182,19 @@ class BLEU(Metric):
             ``[hyp_len, ref_len, match_1..N, total_1..N]`` as sacrebleu's
             ``_extract_corpus_statistics`` returns them.
         """
-        hyps, refs = self._statistics(hypotheses, references)
-        return compute_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                  self.max_ngram_order, ref_length=self.formula.ref_length_code)
+        batches = self._statistics_batches(hypotheses, references)
+        if isinstance(hypotheses, list):  # rows straight into the result, not concatenated
+            out = np.empty((len(hypotheses), self.formula.row_width), dtype=np.int64)
+            first = 0
+            for rows in batches:
+                out[first:first + len(rows)] = rows
+                first += len(rows)
+            return out
+        rows = list(batches)
+        if len(rows) == 1:
+            return rows[0]
+        return np.concatenate(rows) if rows else np.zeros((0, self.formula.row_width),
+                                                           dtype=np.int64)
 
     def column_statistics(self, hypotheses: TextColumn, references, *, tokenizer=None,
                           buffers=None) -> np.ndarray:
@@ -293,11 +288,9 @@ class BLEU(Metric):
             from .confidence import score_with_confidence
 
             return score_with_confidence(self, hypotheses, references, n_bootstrap)
-        hyps, refs = self._statistics(hypotheses, references)
         formula = self.formula
         total = np.zeros(formula.row_width, dtype=np.int64)
-        for stats in iter_statistics(hyps, refs, self.tokenizer, self.lowercase,
-                                     self.max_ngram_order, ref_length=formula.ref_length_code):
+        for stats in self._statistics_batches(hypotheses, references):
             total += stats.sum(axis=0)
         return formula.score(total, check=False)
 

@@ -12,7 +12,7 @@ from ..text import TextColumn, as_text_column, lowercase as lowercase_column
 from .base import Metric, check_bootstrap
 from .chrf_formula import CHRFFormula
 from .chrf_score import CHRFScore, CHRFSignature
-from .inputs import reference_streams, sentence_streams
+from .inputs import list_batches, reference_streams, sentence_streams
 
 
 class CHRF(Metric):
@@ -218,27 +218,11 @@ class CHRF(Metric):
         :meth:`_prepare`, so that an error names the segment as it would
         without batches.
         """
-        n = len(hypotheses) if isinstance(hypotheses, list) else 0
-        if n <= BATCH_SIZE or not isinstance(references, (list, tuple)) or not references \
-                or not all(isinstance(s, (list, tuple)) and len(s) == n for s in references):
-            return None
-
-        def batches():
-            counts = set()
-            for first in range(0, n, BATCH_SIZE):
-                last = min(n, first + BATCH_SIZE)
-                try:
-                    hyps = as_text_column(hypotheses[first:last], "hypotheses")
-                    streams = reference_streams([s[first:last] for s in references],
-                                                last - first)
-                    counts.add(check_references(reference_presence(streams)))
-                except (TypeError, ValueError):
-                    self._prepare(hypotheses, references)  # the whole input's message
-                    raise
-                yield hyps, streams, False
-            self.num_refs = counts.pop() if len(counts) == 1 else -1
-
-        return batches()
+        batches = list_batches(hypotheses, references, BATCH_SIZE,
+                               lambda streams: check_references(reference_presence(streams)),
+                               lambda: self._prepare(hypotheses, references),
+                               lambda num_refs: setattr(self, "num_refs", num_refs))
+        return None if batches is None else ((hyps, streams, False) for hyps, streams in batches)
 
     def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> CHRFSignature:
         """The signature for ``num_refs`` references per segment (``-1``: varies);

@@ -54,3 +54,38 @@ def reference_streams(references, n_segments: int | None) -> list[TextColumn]:
             raise ValueError(f"references[{r}] has {len(stream)} segments but {what} "
                              f"{expected}")
     return streams
+
+
+def list_batches(hypotheses, references, batch_size: int, check, whole, done):
+    """Python lists of segments converted to text columns a batch at a time, or ``None``
+    when the inputs are not such lists (or fit in one batch).
+
+    The generator yields ``(hypotheses, reference_streams)`` for consecutive
+    batches, so that only one batch of the input is ever held as text.
+    ``check(streams)`` validates a batch's references and returns its
+    ``num_refs``; ``done(num_refs)`` receives the whole input's once every
+    batch has been read (``-1`` when it varies).  A batch that cannot be
+    converted or checked calls ``whole()``, which converts and checks the
+    whole input at once and so raises the error naming the segment by its
+    index in the whole input, as without batches.
+    """
+    n = len(hypotheses) if isinstance(hypotheses, list) else 0
+    if n <= batch_size or not isinstance(references, (list, tuple)) or not references \
+            or not all(isinstance(s, (list, tuple)) and len(s) == n for s in references):
+        return None
+
+    def batches():
+        counts = set()
+        for first in range(0, n, batch_size):
+            last = min(n, first + batch_size)
+            try:
+                hyps = as_text_column(hypotheses[first:last], "hypotheses")
+                streams = reference_streams([s[first:last] for s in references], last - first)
+                counts.add(check(streams))
+            except (TypeError, ValueError):
+                whole()
+                raise
+            yield hyps, streams
+        done(counts.pop() if len(counts) == 1 else -1)
+
+    return batches()
