@@ -84,8 +84,9 @@ def tokenized(kernel, data, offsets, kind):
     n = offsets.size - 1
     hashes = np.zeros(max(int(offsets[-1]), 1), dtype=np.uint64)
     count = np.full(n, -7, dtype=np.int64)
-    kernel(data, offsets, kind, hashes, count, 0, n)
-    return hashes, count
+    start = np.full(n, -7, dtype=np.int64)
+    kernel(data, offsets, kind, hashes, count, start, 0, n)
+    return hashes, count, start
 
 
 @settings(max_examples=60, deadline=None)
@@ -96,6 +97,7 @@ def test_tokenize_equals_jit(compiled, texts, kind):
     ours = tokenized(compiled.tokenize_chunk, data, offsets, kind)
     theirs = tokenized(jit("tokenize_chunk"), data, offsets, kind)
     np.testing.assert_array_equal(ours[1], theirs[1])
+    np.testing.assert_array_equal(ours[2], theirs[2])
     np.testing.assert_array_equal(ours[0], theirs[0])
 
 

@@ -46,7 +46,7 @@ _FORMULA_ROWS = f"int64, int64, float64, boolean, boolean, {_F64}, int64"
 #: Name in the compiled module -> (kernel, signature).
 EXPORTS = {
     "tokenize_chunk": (_tokenize_chunk,
-                       f"void({_U8}, {_I64}, int64, {_U64}, {_I64}, int64, int64)"),
+                       f"void({_U8}, {_I64}, int64, {_U64}, {_I64}, {_I64}, int64, int64)"),
     "chunk_statistics": (_chunk_statistics,
                          f"void({_U64}, {_I64}, {_I64}, {_U64}, {_I64_2D}, {_I64_2D}, "
                          f"int64, int64, int64, {_I64_2D}, int64, int64)"),

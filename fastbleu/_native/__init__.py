@@ -117,20 +117,21 @@ def _one_piece(n: int):
     return compiled_module() if n < 2 * MIN_CHUNK else None
 
 
-def tokenize_column(data, offsets, kind, out_hashes, out_count) -> None:
+def tokenize_column(data, offsets, kind, out_hashes, out_count, out_start) -> None:
     """:func:`fastbleu._kernels.tokenize.tokenize_column`, ahead-of-time compiled if it fits."""
     n = offsets.size - 1
     module = _one_piece(n)
     if (module is not None and _int(kind) and kind in _TOKENIZERS
             and _array(data, np.uint8, 1) and _array(offsets, np.int64, 1)
             and _array(out_hashes, np.uint64, 1, out=True)
-            and _array(out_count, np.int64, 1, out=True)):
+            and _array(out_count, np.int64, 1, out=True)
+            and _array(out_start, np.int64, 1, out=True)):
         _calls["tokenize_chunk"] += 1
-        module.tokenize_chunk(data, offsets, kind, out_hashes, out_count, 0, n)
+        module.tokenize_chunk(data, offsets, kind, out_hashes, out_count, out_start, 0, n)
         return
     from .._kernels.tokenize import tokenize_column as jit
 
-    jit(data, offsets, kind, out_hashes, out_count)
+    jit(data, offsets, kind, out_hashes, out_count, out_start)
 
 
 def segment_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
