@@ -176,8 +176,13 @@ def test_table_in_batches_equals_one_call_per_group(variant, tmp_path, caplog):
             in_doc = [m and d == row["doc"] for m, d in zip(mask, table["doc"].to_pylist())]
             picked = np.flatnonzero(np.asarray(in_doc)[np.asarray(mask)])
             assert row["nist_score"] == metric.formula.score(expected[picked].sum(axis=0)).score
-    by_group = score_table(table, refs=["ref", "ref2"], group_by=["system", "pair"],
-                           metrics=[metric], batch_size=9)
+    for batch_size in (9, 1 << 16):  # groups merged from batches, or each from one batch
+        by_group = score_table(table, refs=["ref", "ref2"], group_by=["system", "pair"],
+                               metrics=[metric], batch_size=batch_size)
+        _check_each_group_alone(table, metric, by_group)
+
+
+def _check_each_group_alone(table, metric, by_group):
     for row in by_group.to_pylist():
         mask = [s == row["system"] and p == row["pair"] for s, p in
                 zip(table["system"].to_pylist(), table["pair"].to_pylist())]

@@ -23,6 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 
+def _mix(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finalizer, element-wise (uint64, wrapping)."""
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 @dataclass(frozen=True, eq=False)
 class NISTCounts:
     """Reference n-gram counts of (a piece of) a corpus: summable, picklable.
@@ -48,6 +55,8 @@ class NISTCounts:
     counts: np.ndarray
     words: int
     config: tuple
+    #: Sorted by (order, key), each n-gram once: as :meth:`merge` leaves them.
+    canonical: bool = False
 
     @classmethod
     def empty(cls, config: tuple) -> NISTCounts:
@@ -69,7 +78,8 @@ class NISTCounts:
         return int(self.keys.size)
 
     def merge(self, *others: NISTCounts) -> NISTCounts:
-        """The counts of all these pieces together (new object; the inputs stay).
+        """The counts of all these pieces together (new object; the inputs stay), sorted
+        by order and key (so that equal counts are stored alike).
 
         Raises
         ------
@@ -88,10 +98,12 @@ class NISTCounts:
                                  f"{self.config} vs {other.config}")
         parts = [p for p in parts if len(p)]
         words = sum(p.words for p in [self, *others])
-        if len(parts) <= 1:
-            base = parts[0] if parts else self
+        if len(parts) == 1 and parts[0].canonical:
+            base = parts[0]
             return NISTCounts(base.keys, base.orders, base.prefixes, base.counts, words,
-                              self.config)
+                              self.config, True)
+        if not parts:
+            return NISTCounts.empty(self.config).merge_words(words)
         keys = np.concatenate([p.keys for p in parts])
         orders = np.concatenate([p.orders for p in parts])
         order = np.lexsort((keys, orders))
@@ -102,7 +114,24 @@ class NISTCounts:
         counts = np.add.reduceat(np.concatenate([p.counts for p in parts])[order], starts)
         prefixes = np.concatenate([p.prefixes for p in parts])[order][starts]
         return NISTCounts(keys[starts], orders[starts], prefixes, counts.astype(np.int64),
-                          words, self.config)
+                          words, self.config, True)
+
+    def merge_words(self, words: int) -> NISTCounts:
+        """These counts with another word total (a piece of empty references)."""
+        return NISTCounts(self.keys, self.orders, self.prefixes, self.counts, words,
+                          self.config, True)
+
+    def digest(self) -> bytes:
+        """A digest of the counts as a multiset, whatever their order: two 64-bit sums of
+        a mix of every entry (different counts agree with probability about 2**-128,
+        far below that of two n-grams sharing a 64-bit key)."""
+        with np.errstate(over="ignore"):
+            entry = (self.keys ^ (self.prefixes * np.uint64(0x9E3779B97F4A7C15))
+                     ^ (self.orders.astype(np.uint64) << np.uint64(59))
+                     ^ (self.counts.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)))
+            sums = [int(_mix(entry ^ np.uint64(seed)).sum(dtype=np.uint64))
+                    for seed in (0x243F6A8885A308D3, 0x13198A2E03707344)]
+        return repr((sums, self.words, len(self), self.config)).encode()
 
     def __add__(self, other: NISTCounts) -> NISTCounts:
         return self.merge(other)
@@ -121,9 +150,9 @@ class NISTCounts:
         from .._kernels.nist_corpus import weight_table
 
         mteval = variant == "mteval"
-        order = np.lexsort((self.keys, self.orders))
-        keys, orders = self.keys[order], self.orders[order]
-        prefixes, counts = self.prefixes[order], self.counts[order]
+        counted = self if self.canonical else self.merge()
+        keys, orders = counted.keys, counted.orders
+        prefixes, counts = counted.prefixes, counted.counts
         prefix_count = np.full(keys.size, self.words, dtype=np.int64)
         bounds = np.searchsorted(orders, np.arange(self.config[2] + 1))
         for k in range(1, self.config[2]):
@@ -131,6 +160,9 @@ class NISTCounts:
             plo, phi = bounds[k - 1], bounds[k]
             at = plo + np.searchsorted(keys[plo:phi], prefixes[lo:hi])
             prefix_count[lo:hi] = counts[np.minimum(at, max(phi - 1, 0))]
+        if self.words >= 1 << 31:
+            raise ValueError(f"NIST's reference counts hold {self.words} words; at most 2**31 - 1 "
+                             "are supported")
         keep = (orders == 0) | (prefix_count >= 2)
         if mteval:
             zero = hash_bytes(np.frombuffer(b"0", dtype=np.uint8), 0, 1)
@@ -141,12 +173,15 @@ class NISTCounts:
         if not keys.size:
             table, shift = weight_table(keys, orders)
             return NISTWeights(table, shift, np.zeros(0), variant, self.config)
-        pairs, inverse = np.unique(np.stack([prefix_count[keep], counts[keep]]), axis=1,
-                                   return_inverse=True)
+        # one logarithm per distinct (prefix count, count) pair, in Python's own math.log
+        # (NLTK's); the pair packed into one int64 (counts are below 2**31 here)
+        packed = (prefix_count[keep] << 32) | counts[keep]
+        pairs, inverse = np.unique(packed, return_inverse=True)
         if mteval:  # mteval-v13a: - log(count / prefix) / log 2
-            values = [-math.log(c / p) / math.log(2) for p, c in pairs.T.tolist()]
+            values = [-math.log((x & 0xFFFFFFFF) / (x >> 32)) / math.log(2)
+                      for x in pairs.tolist()]
         else:  # NLTK: math.log(prefix / count, 2)
-            values = [math.log(p / c, 2) for p, c in pairs.T.tolist()]
+            values = [math.log((x >> 32) / (x & 0xFFFFFFFF), 2) for x in pairs.tolist()]
         weight = np.asarray(values, dtype=np.float64)[np.asarray(inverse).ravel()]
         table, shift = weight_table(np.ascontiguousarray(keys), np.ascontiguousarray(orders))
         return NISTWeights(table, shift, np.ascontiguousarray(weight), variant, self.config)

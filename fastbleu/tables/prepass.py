@@ -97,9 +97,17 @@ class TableCounts:
     def weights(self, metric_set: MetricSet) -> TableWeights:
         """Every group's weights, for the metrics of ``metric_set`` (the job's)."""
         metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
-        return TableWeights(self.columns, [
-            {key: counts.weights(metric.variant) for key, counts in per_metric.items()}
-            for metric, per_metric in zip(metrics, self.counts)])
+        weights = []
+        for metric, per_metric in zip(metrics, self.counts):
+            # Systems over the same references have equal counts: weigh them once.
+            done, mine = {}, {}
+            for key, counts in per_metric.items():
+                digest = counts.digest()
+                if digest not in done:
+                    done[digest] = counts.weights(metric.variant)
+                mine[key] = done[digest]
+            weights.append(mine)
+        return TableWeights(self.columns, weights)
 
 
 @dataclass

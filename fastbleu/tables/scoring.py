@@ -70,7 +70,10 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         The metrics to score, by name (``"bleu"``, ``"chrf"``, ``"ter"``) and/or
         as objects (``fastbleu.CHRF(word_order=2)``, ``fastbleu.TER(normalized=True)``);
         default BLEU alone.  The
-        table is read once and each batch's text converted once for all.
+        table is read once and each batch's text converted once for all;
+        with NIST (``"nist"``) it is read once more first, its reference and
+        group columns only, so that every group gets the information weights
+        of all its references (:mod:`fastbleu.tables.prepass`).
     **bleu_options
         :class:`fastbleu.BLEU`'s arguments (``tokenize``, ``lowercase``,
         ``smooth_method`` ...), for the metric named ``"bleu"``.
