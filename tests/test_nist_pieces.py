@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 nltk_nist = pytest.importorskip("nltk.translate.nist_score")
 
-import fastbleu  # noqa: E402
 from fastbleu import NIST, score_table  # noqa: E402
 from fastbleu.tables.paired import paired_table  # noqa: E402
 
@@ -226,6 +225,31 @@ def test_dask_partitions_equal_one_process(nist_dataset):
                              metrics=metrics, batch_size=13, partition_rows=20, client=client)
         stats = fd.segment_statistics(path, refs=["ref", "ref2"], metric=metrics[1],
                                       batch_size=13, partition_rows=20, client=client)
+        import dask.dataframe as dd
+
+        frame = dd.from_pandas(table.to_pandas(), npartitions=3)
+        sentences = fd.sentence_scores(frame, refs=["ref", "ref2"], metric=metrics[0],
+                                       batch_size=13).compute()["sentence_nist"].to_numpy()
     assert got.equals(expected)
     hyps, refs = _rows(table, [True] * table.num_rows)
     assert (stats == metrics[1].segment_statistics(hyps, refs)).all()
+    assert (sentences == metrics[0].sentence_scores(hyps, refs)).all()
+
+
+def test_cli_table_mode_in_batches_equals_each_group_alone(tmp_path, capsys):
+    import json
+
+    from fastbleu.cli import main
+
+    table = _table(seed=13)
+    path = tmp_path / "t.parquet"
+    pq.write_table(table, path, row_group_size=25)
+    status = main([str(path), "--hyp-column", "hyp", "--ref-column", "ref", "--ref-column",
+                   "ref2", "--group-by", "pair", "-m", "nist", "--batch-size", "10", "-w", "6", "--quiet"])
+    out, err = capsys.readouterr()
+    assert status == 0 and "batch" not in err
+    for record in json.loads(out):
+        mask = [p == record["pair"] for p in table["pair"].to_pylist()]
+        expected = NIST().corpus_score(*_rows(table, mask))
+        assert record["score"] == json.loads(expected.format(6, signature="x:y",
+                                                             is_json=True))["score"]
