@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 nltk_nist = pytest.importorskip("nltk.translate.nist_score")
 
+from conftest import (needs_wmt22, read_lines, wmt22_references, wmt22_system,  # noqa: E402
+                      wmt22_systems)
 from fastbleu import NIST, score_table  # noqa: E402
 from fastbleu.tables.paired import paired_table  # noqa: E402
 
@@ -112,6 +114,8 @@ def test_fixed_weights_refuse_other_configurations():
     weights = NIST().reference_counts([["a b"]]).weights("mteval")
     with pytest.raises(ValueError, match="variant"):
         NIST().with_weights(weights)
+    with pytest.raises(ValueError, match="accumulator"):
+        NIST().with_weights(NIST().reference_counts([["a b"]])).accumulator()
 
 
 # -- tables: a first pass gives every batch its group's weights ---------------------------
@@ -245,7 +249,8 @@ def test_cli_table_mode_in_batches_equals_each_group_alone(tmp_path, capsys):
     path = tmp_path / "t.parquet"
     pq.write_table(table, path, row_group_size=25)
     status = main([str(path), "--hyp-column", "hyp", "--ref-column", "ref", "--ref-column",
-                   "ref2", "--group-by", "pair", "-m", "nist", "--batch-size", "10", "-w", "6", "--quiet"])
+                   "ref2", "--group-by", "pair", "-m", "nist", "--batch-size", "10", "-w", "6",
+                   "--quiet"])
     out, err = capsys.readouterr()
     assert status == 0 and "batch" not in err
     for record in json.loads(out):
@@ -253,3 +258,32 @@ def test_cli_table_mode_in_batches_equals_each_group_alone(tmp_path, capsys):
         expected = NIST().corpus_score(*_rows(table, mask))
         assert record["score"] == json.loads(expected.format(6, signature="x:y",
                                                              is_json=True))["score"]
+
+
+@needs_wmt22
+def test_wmt22_table_of_two_pairs_in_batches_equals_each_system_and_nltk():
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    rows = {"pair": [], "system": [], "hyp": [], "ref": [], "ref2": []}
+    alone = {}
+    for pair in ("de-en", "en-de"):
+        refs = [read_lines(p)[:400] for p in wmt22_references(pair)][:2]
+        for system in wmt22_systems(pair)[:2]:
+            hyps = read_lines(wmt22_system(pair, system))[:400]
+            rows["pair"] += [pair] * 400
+            rows["system"] += [system] * 400
+            rows["hyp"] += hyps
+            rows["ref"] += refs[0]
+            rows["ref2"] += refs[1]
+            alone[pair, system] = (hyps, refs)
+    result = score_table(pa.table(rows), refs=["ref", "ref2"], group_by=["pair", "system"],
+                         metrics=["nist"], batch_size=300)
+    tok = Tokenizer13a()
+    for row in result.to_pylist():
+        hyps, refs = alone[row["pair"], row["system"]]
+        assert row["score"] == NIST().corpus_score(hyps, refs).score
+        if row["system"] == wmt22_systems(row["pair"])[0]:
+            expected = nltk_nist.corpus_nist(
+                [[tok(s[i]).split() for s in refs] for i in range(len(hyps))],
+                [tok(h).split() for h in hyps])
+            assert row["score"] == pytest.approx(expected, rel=1e-12)

@@ -266,8 +266,19 @@ class NIST(Metric):
         """An accumulator whose score is exactly :meth:`corpus_score` of all its updates
         together (the weights of all their references): it keeps the updates' token
         hashes, 8 bytes a word
-        (:class:`~fastbleu.metrics.nist_accumulator.NISTAccumulator`)."""
+        (:class:`~fastbleu.metrics.nist_accumulator.NISTAccumulator`).
+
+        Raises
+        ------
+        ValueError
+            For a metric with fixed weights (:meth:`with_weights`): the
+            accumulator weighs the references of its updates.
+        """
         from .nist_accumulator import NISTAccumulator
+
+        if self._fixed is not None:
+            raise ValueError("an accumulator weighs the references of its updates, not fixed "
+                             "weights: make it from a NIST without with_weights(...)")
 
         return NISTAccumulator(self)
 
