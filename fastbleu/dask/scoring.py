@@ -5,7 +5,10 @@ int64 sums, :func:`fastbleu.dask.partitions.group_statistics`) and a tree of
 merges (:data:`FAN_IN` partial results per task), so no task holds more than
 a few partial results and the client receives one.  The scores are computed
 on the client by the same :class:`fastbleu.tables.job.TableJob` that
-scores a table in one process.
+scores a table in one process.  With NIST, a first layer of tasks counts every
+partition's reference n-grams (:func:`fastbleu.dask.partitions.reference_counts`),
+a tree merges them, one task turns them into every group's weights, and the
+scoring tasks depend on that one task.
 """
 
 from __future__ import annotations

@@ -87,11 +87,14 @@ class TableCounts:
 
     def merge(self, *others: TableCounts) -> TableCounts:
         """The counts of several pieces of a table together (a new object)."""
-        merged = [dict(c) for c in self.counts]
-        for other in others:
-            for mine, theirs in zip(merged, other.counts):
-                for key, counts in theirs.items():
-                    mine[key] = mine[key].merge(counts) if key in mine else counts
+        merged = []
+        for per_metric in zip(self.counts, *(other.counts for other in others)):
+            pieces: dict = {}  # each group's pieces, merged once (one sort a group)
+            for counts_of in per_metric:
+                for key, counts in counts_of.items():
+                    pieces.setdefault(key, []).append(counts)
+            merged.append({key: parts[0].merge(*parts[1:]) if len(parts) > 1 else parts[0]
+                           for key, parts in pieces.items()})
         return TableCounts(self.columns, merged)
 
     def weights(self, metric_set: MetricSet) -> TableWeights:
