@@ -70,6 +70,25 @@ def _by_key(codes: np.ndarray, keys: list) -> dict:
     return rows
 
 
+def _row_ids(batch, refs) -> np.ndarray | None:
+    """Every row's reference texts as one code (equal codes: equal texts in every
+    reference column, nulls alike), or None for a list column.  Exact: Arrow compares
+    the strings."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ids = np.zeros(batch.num_rows, dtype=np.int64)
+    for name in refs:
+        column = batch.column(name)
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            return None
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        ids = np.unique(ids * (len(encoded.dictionary) + 1) + codes, return_inverse=True)[1]
+        ids = ids.ravel().astype(np.int64)
+    return ids
+
+
 @dataclass
 class TableCounts:
     """Reference n-gram counts of every weight group, for every NIST metric of a job.
@@ -103,9 +122,11 @@ class TableCounts:
         weights = []
         for metric, per_metric in zip(metrics, self.counts):
             # Systems over the same references have equal counts: weigh them once.
-            done, mine = {}, {}
+            done, mine, digests = {}, {}, {}
             for key, counts in per_metric.items():
-                digest = counts.digest()
+                if id(counts) not in digests:  # groups may share one counted object
+                    digests[id(counts)] = counts.digest()
+                digest = digests[id(counts)]
                 if digest not in done:
                     done[digest] = counts.weights(metric.variant)
                 mine[key] = done[digest]
@@ -160,12 +181,21 @@ def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int =
         codes, keys = _keys_of(batch, columns, row, job.encoding_errors)
         rows_of = _by_key(codes, keys)
         streams = reference_streams(batch, list(job.refs), row, job.encoding_errors)
+        # Groups of the batch with the same reference rows (systems of one test set) have
+        # the same counts: count them once.
+        ids = _row_ids(batch, job.refs) if len(rows_of) > 1 else None
         for metric, per_group in zip(metrics, groups):
             refs = References.tokenized(streams, metric._tokenizer, metric.lowercase, buffer)
+            same: dict = {}
             for key, rows in rows_of.items():
                 take = slice(None) if rows.size == batch.num_rows else rows
-                counts = metric.reference_counts(
-                    References(refs.hashes, refs.start[:, take], refs.count[:, take]))
+                texts = None if ids is None else np.sort(ids[rows]).tobytes()
+                counts = same.get(texts)
+                if counts is None:
+                    counts = metric.reference_counts(
+                        References(refs.hashes, refs.start[:, take], refs.count[:, take]))
+                    if texts is not None:
+                        same[texts] = counts
                 if key in per_group:
                     per_group[key].add(counts)
                 else:
