@@ -287,3 +287,18 @@ def test_wmt22_table_of_two_pairs_in_batches_equals_each_system_and_nltk():
                 [[tok(s[i]).split() for s in refs] for i in range(len(hyps))],
                 [tok(h).split() for h in hyps])
             assert row["score"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_list_column_of_references_in_batches_equals_each_group_alone():
+    table = _table(seed=21)
+    lists = [[r for r in (a, b) if r is not None]
+             for a, b in zip(table["ref"].to_pylist(), table["ref2"].to_pylist())]
+    listed = table.append_column("refs", pa.array(lists, pa.list_(pa.string())))
+    result = score_table(listed, refs="refs", group_by="pair", metrics=["nist"], batch_size=8)
+    for row in result.to_pylist():
+        mask = [p == row["pair"] for p in table["pair"].to_pylist()]
+        hyps, refs = _rows(table, mask)
+        # a list holds the present references, in order: the same streams, the same counts
+        present = [[x for x in pair if x is not None] for pair in zip(*refs)]
+        packed = [[p[k] if len(p) > k else None for p in present] for k in range(2)]
+        assert row["score"] == NIST().corpus_score(hyps, packed).score

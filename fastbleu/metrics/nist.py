@@ -235,6 +235,11 @@ class NIST(Metric):
             Counts of the whole corpus's references (made by a metric of the
             same tokenizer, case and order), or ``counts.weights(variant)``.
 
+        Returns
+        -------
+        NIST
+            A shallow copy (tokenizer and cached references shared).
+
         Raises
         ------
         TypeError
