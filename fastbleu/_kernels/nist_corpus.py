@@ -4,7 +4,8 @@
 references of one call.  For a corpus read in pieces (a table's record
 batches, Dask partitions, an accumulator's updates) the counts are taken
 piece by piece (:func:`count_ngrams`: every distinct reference n-gram with
-its count and its prefix's key, summable across pieces), the weights are
+its count and its prefix's key, summable across pieces: :func:`aggregate_counts`
+adds pieces' counts per n-gram), the weights are
 computed once from the merged counts
 (:class:`fastbleu.metrics.nist_weights.NISTCounts`), and every piece then
 finds its references' n-grams in that fixed table (:func:`weight_table`,
@@ -124,3 +125,35 @@ def reference_rows(ref_hashes, ref_start, ref_count, max_order, table, shift):
                         break
                     rows[k, b + p] = row
     return base, rows
+
+
+@njit(cache=True, nogil=True)
+def aggregate_counts(keys, orders, prefixes, counts):
+    """Entries of several pieces' :func:`count_ngrams` (concatenated) with one entry per
+    n-gram ``(key, order)``, counts added, in order of first appearance."""
+    n = keys.size
+    bits = 10
+    while (1 << bits) < 2 * n and bits < 40:
+        bits += 1
+    shift = np.uint64(64 - bits)
+    table = np.zeros((1 << bits, 2), dtype=np.uint64)
+    next_id = np.zeros(1, dtype=np.int64)
+    out_keys = np.zeros(max(n, 1), dtype=np.uint64)
+    out_orders = np.zeros(max(n, 1), dtype=np.int64)
+    out_prefixes = np.zeros(max(n, 1), dtype=np.uint64)
+    out_counts = np.zeros(max(n, 1), dtype=np.int64)
+    for j in range(n):
+        known = next_id[0]
+        row = _find(table, keys[j], orders[j], shift, next_id)
+        if row == known:
+            out_keys[row] = keys[j]
+            out_orders[row] = orders[j]
+            out_prefixes[row] = prefixes[j]
+        out_counts[row] += counts[j]
+        if 2 * next_id[0] > table.shape[0]:
+            bits += 1
+            shift = np.uint64(64 - bits)
+            table = _grown(table, shift)
+    m = next_id[0]
+    return out_keys[:m].copy(), out_orders[:m].copy(), out_prefixes[:m].copy(), \
+        out_counts[:m].copy()

@@ -55,7 +55,7 @@ class NISTCounts:
     counts: np.ndarray
     words: int
     config: tuple
-    #: Sorted by (order, key), each n-gram once: as :meth:`merge` leaves them.
+    #: Sorted by order, then key (:meth:`in_order`).
     canonical: bool = False
 
     @classmethod
@@ -78,8 +78,7 @@ class NISTCounts:
         return int(self.keys.size)
 
     def merge(self, *others: NISTCounts) -> NISTCounts:
-        """The counts of all these pieces together (new object; the inputs stay), sorted
-        by order and key (so that equal counts are stored alike).
+        """The counts of all these pieces together (new object; the inputs stay).
 
         Raises
         ------
@@ -96,25 +95,28 @@ class NISTCounts:
                 raise ValueError(f"cannot merge NIST reference counts of different "
                                  f"configurations (tokenizer, lowercase, max_ngram_order): "
                                  f"{self.config} vs {other.config}")
+        from .._kernels.nist_corpus import aggregate_counts
+
+        words = sum(p.words for p in parts)
         parts = [p for p in parts if len(p)]
-        words = sum(p.words for p in [self, *others])
-        if len(parts) == 1 and parts[0].canonical:
+        if len(parts) == 1:
             base = parts[0]
             return NISTCounts(base.keys, base.orders, base.prefixes, base.counts, words,
-                              self.config, True)
+                              self.config, base.canonical)
         if not parts:
             return NISTCounts.empty(self.config).merge_words(words)
-        keys = np.concatenate([p.keys for p in parts])
-        orders = np.concatenate([p.orders for p in parts])
-        order = np.lexsort((keys, orders))
-        keys, orders = keys[order], orders[order]
-        first = np.ones(keys.size, dtype=bool)
-        first[1:] = (keys[1:] != keys[:-1]) | (orders[1:] != orders[:-1])
-        starts = np.flatnonzero(first)
-        counts = np.add.reduceat(np.concatenate([p.counts for p in parts])[order], starts)
-        prefixes = np.concatenate([p.prefixes for p in parts])[order][starts]
-        return NISTCounts(keys[starts], orders[starts], prefixes, counts.astype(np.int64),
-                          words, self.config, True)
+        keys, orders, prefixes, counts = aggregate_counts(
+            *(np.concatenate([getattr(p, name) for p in parts])
+              for name in ("keys", "orders", "prefixes", "counts")))
+        return NISTCounts(keys, orders, prefixes, counts, words, self.config)
+
+    def in_order(self) -> NISTCounts:
+        """These counts sorted by order, then key (what :meth:`weights` reads)."""
+        if self.canonical:
+            return self
+        order = np.lexsort((self.keys, self.orders))
+        return NISTCounts(self.keys[order], self.orders[order], self.prefixes[order],
+                          self.counts[order], self.words, self.config, True)
 
     def merge_words(self, words: int) -> NISTCounts:
         """These counts with another word total (a piece of empty references)."""
@@ -150,7 +152,7 @@ class NISTCounts:
         from .._kernels.nist_corpus import weight_table
 
         mteval = variant == "mteval"
-        counted = self if self.canonical else self.merge()
+        counted = self.in_order()
         keys, orders = counted.keys, counted.orders
         prefixes, counts = counted.prefixes, counted.counts
         prefix_count = np.full(keys.size, self.words, dtype=np.int64)
