@@ -6,7 +6,11 @@ per-group sums on a worker, the sums are added in a tree, and the client
 turns them into scores with the same code as :func:`fastbleu.score_table`.
 The result is identical, not approximately equal, and its groups come in
 the same first-appearance order (each group carries the position of its
-first row through the reduction).
+first row through the reduction).  NIST's information weights are
+counted over a whole group's references, so with NIST the graph first
+counts every partition's reference n-grams, adds the counts in a tree and
+turns them into weights once, which every scoring task then uses
+(:mod:`fastbleu.tables.prepass`).
 
     score_table          one corpus score per group and metric, as ``fastbleu.score_table``
     score_groups         the same as a :class:`~fastbleu.tables.results.GroupScores`

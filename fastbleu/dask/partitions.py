@@ -18,6 +18,8 @@ from ..errors import InputError
 from ..statistics import HashBuffer
 from ..tables.groups import Groups, factorize
 from ..tables.job import TableJob
+from ..tables import prepass
+from ..tables.metric_set import MetricSet
 from ..tables.pieces import ParquetPiece
 from ..tables.readers import open_table, read_ahead
 from ..tables.writers import SegmentWriter
@@ -60,6 +62,40 @@ def _batches(piece, job: TableJob):
     return 0, table.batches(read_ahead=False)
 
 
+def reference_counts(piece, index: int, job: TableJob, columns: tuple) -> prepass.TableCounts:
+    """NIST's first pass on one partition: every weight group's reference n-gram counts
+    (:func:`fastbleu.tables.prepass.count_batches`), reading the reference and group
+    columns only."""
+    wanted = list(dict.fromkeys([*job.refs, *columns]))
+    if isinstance(piece, ParquetPiece):
+        start, batches = piece.first_row, piece.batches(wanted, job.batch_size, list(columns))
+    else:
+        start, batches = 0, open_table(piece[wanted], wanted, job.batch_size).batches(
+            read_ahead=False)
+    with _naming(index, piece):
+        return prepass.count_batches(job, job.metric_set(), batches, columns, start,
+                                     _buffers()[1])
+
+
+def merge_counts(*partials: prepass.TableCounts) -> prepass.TableCounts:
+    """Partial counts added into a new object (a node of the reduction tree)."""
+    return partials[0].merge(*partials[1:])
+
+
+def table_weights(counts: prepass.TableCounts, job: TableJob) -> prepass.TableWeights:
+    """The merged counts' weights: computed once, then sent to every scoring task."""
+    return counts.weights(job.metric_set())
+
+
+def _weighted(weights, job: TableJob, metric_set: MetricSet, batches, start: int):
+    """The metric set and batches to score with, NIST's weights fixed (if ``weights``)."""
+    if weights is None:
+        return metric_set, batches
+    metric_set = prepass.fitted(metric_set)
+    return metric_set, prepass.weighted_batches(weights, metric_set, batches, start,
+                                                job.encoding_errors)
+
+
 def merge_groups(*partials: Groups) -> Groups:
     """Partial per-group sums added into a new object (the inputs stay as they are)."""
     merged = Groups(partials[0].width)
@@ -69,12 +105,13 @@ def merge_groups(*partials: Groups) -> Groups:
 
 
 def group_statistics(piece, index: int, job: TableJob, segments: str | None = None,
-                     first_row: int | None = None) -> Groups:
+                     first_row: int | None = None, weights=None) -> Groups:
     """Per-group sums of one partition (every metric of the job side by side); with
-    ``segments``, also its per-segment file."""
-    metric_set = job.metric_set()
+    ``segments``, also its per-segment file; with ``weights``, NIST's fixed weights
+    (:class:`fastbleu.tables.prepass.TableWeights`)."""
     start, batches = _batches(piece, job)
     start = start if first_row is None else first_row
+    metric_set, batches = _weighted(weights, job, job.metric_set(), batches, start)
     writer = SegmentWriter(segments, list(job.keys), metric_set) \
         if segments is not None else None
     try:
@@ -94,15 +131,15 @@ def group_statistics(piece, index: int, job: TableJob, segments: str | None = No
     return groups
 
 
-def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
+def segment_statistics(piece, index: int, job: TableJob, grouped: bool, weights=None):
     """Statistics of every row of one partition; with ``grouped``, each row's group too.
 
     Returns ``(stats, codes, key_values)``: int64 statistics in row order,
     the group code of every row and the key of every code (first-appearance
     order), or ``(stats, None, None)``.
     """
-    metric = job.metric()
     start, batches = _batches(piece, job)
+    metric, batches = _weighted(weights, job, MetricSet.of(job.metric()), batches, start)
     parts, codes, seen = [], [], {}
     row = start
     with _naming(index, piece):
@@ -118,7 +155,7 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
                                  dtype=np.int64)
                 codes.append(local[batch_codes])
             row += batch.num_rows
-    width = metric.formula.row_width
+    width = metric.width
     stats = np.concatenate(parts) if parts else np.zeros((0, width), dtype=np.int64)
     if not grouped:
         return stats, None, None
@@ -126,9 +163,9 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool):
     return stats, codes, list(seen)
 
 
-def sentence_scores(frame, job: TableJob, column: str, partition_info=None):
+def sentence_scores(frame, job: TableJob, column: str, weights=None, partition_info=None):
     """A pandas partition with its sentence scores (``formula.scores``) as a new float64 column."""
     formula = job.metric().formula
     index = partition_info["number"] if partition_info else 0
-    stats = segment_statistics(frame, index, job, grouped=False)[0]
+    stats = segment_statistics(frame, index, job, grouped=False, weights=weights)[0]
     return frame.assign(**{column: formula.scores(stats, check=False)})

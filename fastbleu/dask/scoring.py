@@ -5,7 +5,10 @@ int64 sums, :func:`fastbleu.dask.partitions.group_statistics`) and a tree of
 merges (:data:`FAN_IN` partial results per task), so no task holds more than
 a few partial results and the client receives one.  The scores are computed
 on the client by the same :class:`fastbleu.tables.job.TableJob` that
-scores a table in one process.
+scores a table in one process.  With NIST, a first layer of tasks counts every
+partition's reference n-grams (:func:`fastbleu.dask.partitions.reference_counts`),
+a tree merges them, one task turns them into every group's weights, and the
+scoring tasks depend on that one task.
 """
 
 from __future__ import annotations
@@ -96,6 +99,24 @@ def _tree(parts: list, merge):
     return parts[0]
 
 
+def _weights(pieces: list, job: TableJob, metric_set, columns):
+    """NIST's weights as one node of the graph (None without NIST): every partition's
+    reference counts (:func:`partitions.reference_counts`), merged in a tree, turned into
+    weights once; the scoring tasks depend on that node, so it is computed once and sent
+    to the workers that need it (:mod:`fastbleu.tables.prepass`)."""
+    from dask import delayed
+
+    from ..tables import prepass
+
+    if not pieces or not prepass.nist_positions(metric_set):
+        return None
+    columns = tuple(columns)
+    counts = [delayed(partitions.reference_counts, pure=True)(piece, index, job, columns)
+              for index, piece in enumerate(pieces)]
+    return delayed(partitions.table_weights, pure=True)(
+        _tree(counts, partitions.merge_counts), job)
+
+
 def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
                  *, client=None, tokenize_column: str | None = None,
                  segments_out: str | None = None, null_as_empty: bool = False,
@@ -125,10 +146,13 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
             offsets = np.concatenate([[0], np.cumsum(np.asarray(lengths))[:-1]]).tolist()
         from dask import delayed
 
+        from ..tables.columns import column_names
+
+        weights = _weights(pieces, job, metric_set, column_names(group_by, "group_by"))
         tasks = [delayed(partitions.group_statistics, pure=True)(
                      piece, index, job,
                      None if segments is None else segments.part(f"part.{index:05d}.parquet"),
-                     offsets[index])
+                     offsets[index], weights)
                  for index, piece in enumerate(pieces)]
         groups = _compute(_tree(tasks, partitions.merge_groups), client) if tasks else \
             Groups(metric_set.width)
@@ -259,7 +283,9 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
     grouped = bool(job.keys)
     from dask import delayed
 
-    tasks = [delayed(partitions.segment_statistics, pure=True)(piece, index, job, grouped)
+    weights = _weights(pieces, job, job.metric_set(), job.keys)
+    tasks = [delayed(partitions.segment_statistics, pure=True)(piece, index, job, grouped,
+                                                                weights)
              for index, piece in enumerate(pieces)]
     results = _compute(tasks, client) if tasks else []
     stats = np.concatenate([r[0] for r in results]) if results else \
@@ -322,4 +348,6 @@ def sentence_scores(ddf, hyp: str = "hyp", refs=("ref",), *, column: str | None 
                          "with column=")
     check_columns("DataFrame", list(ddf.columns), list(dict.fromkeys(job.columns)))
     meta = ddf._meta.assign(**{column: np.zeros(0, dtype=np.float64)})
-    return ddf.map_partitions(partitions.sentence_scores, job, column, meta=meta)
+    weights = _weights(list(ddf[list(dict.fromkeys(job.columns))].to_delayed()), job,
+                       job.metric_set(), ())  # NIST: the weights of the whole frame
+    return ddf.map_partitions(partitions.sentence_scores, job, column, weights, meta=meta)

@@ -13,6 +13,10 @@ An accumulator pickles as its metric's registry key and options, its sum and
 its counts; the metric is rebuilt where it is unpickled (its cached
 references are not carried: pass references to :meth:`Accumulator.update`).
 
+NIST's information weights are counted over the whole corpus, so its
+accumulator (:class:`~fastbleu.metrics.nist_accumulator.NISTAccumulator`)
+keeps the tokens of its updates instead of a sum and weighs them when scored.
+
 Example
 -------
 >>> import pickle

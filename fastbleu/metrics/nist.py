@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import logging
+import copy
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,8 +15,6 @@ from .base import Metric, check_bootstrap
 from .inputs import reference_streams, sentence_streams
 from .nist_formula import NISTFormula, statistics_rows
 from .nist_score import NISTScore, NISTSignature
-
-logger = logging.getLogger("fastbleu")
 
 
 class NIST(Metric):
@@ -44,10 +42,12 @@ class NIST(Metric):
     weights of the whole input.  ``sentence_score(hyp, refs)`` scores one
     segment alone (its own references give the weights), as NLTK's
     ``sentence_nist`` does; ``sentence_scores`` scores every segment with the
-    corpus weights.  Pieces scored in separate calls (an accumulator's
-    updates, a table's record batches, Dask partitions) each get their own
-    weights unless the metric caches the references; a table is exact when it
-    fits in one batch (``batch_size``), and otherwise NIST warns.
+    corpus weights.  A corpus scored in pieces gets the weights of the whole:
+    an accumulator keeps its updates' tokens and weighs them all at the end;
+    tables (:func:`fastbleu.score_table`) and Dask count the references in a
+    first pass (:mod:`fastbleu.tables.prepass`); elsewhere, sum
+    :meth:`reference_counts` of the pieces and score each with
+    :meth:`with_weights`.
 
     Parameters
     ----------
@@ -88,7 +88,8 @@ class NIST(Metric):
         self.seed = None
         self._ref_cache: References | None = None
         self._cached_weights = None
-        self._calls_with_new_references = 0
+        self._fixed = None  # NISTWeights given by with_weights
+        self._batch_weights = None  # [(rows or None, NISTWeights)]: a table's current batch
         if references is not None:
             streams = reference_streams(references, None)
             self.num_refs = self._check_references(streams)
@@ -152,6 +153,11 @@ class NIST(Metric):
 
         tokenizer = tokenizer or self._tokenizer
         hyp = References.cached([hyps], tokenizer, self.lowercase)
+        parts = self._batch_weights or ([(None, self._fixed)] if self._fixed else None)
+        if parts is not None:
+            if not isinstance(refs, References):
+                refs = References.cached(refs, tokenizer, self.lowercase)
+            return self._fixed_rows(hyp, refs, parts)
         if isinstance(refs, References) and refs is self._ref_cache:
             weights = self._cached_weights
         else:
@@ -162,6 +168,124 @@ class NIST(Metric):
                                             weights, self.max_ngram_order,
                                             self.variant == "mteval", COMPENSATED_SUM)
         return statistics_rows(hyp.count[0], num, den, ref_len, self.variant)
+
+    def _fixed_rows(self, hyp: References, refs: References, parts) -> np.ndarray:
+        """Rows with fixed weights: ``parts`` pairs rows (None: all) with their weights."""
+        from .._kernels.nist import segment_matches
+        from ..nltk.nist import COMPENSATED_SUM
+
+        out = np.empty((len(refs), self.formula.row_width), dtype=np.int64)
+        for rows, fixed in parts:
+            take = slice(None) if rows is None else rows
+            h_start = np.ascontiguousarray(hyp.start[0][take])
+            h_count = np.ascontiguousarray(hyp.count[0][take])
+            r_count = np.ascontiguousarray(refs.count[:, take])
+            weights = fixed.for_references(refs.hashes, refs.start[:, take], r_count)
+            num, den, ref_len = segment_matches(hyp.hashes, h_start, h_count, r_count, weights,
+                                                self.max_ngram_order, self.variant == "mteval",
+                                                COMPENSATED_SUM)
+            out[take] = statistics_rows(h_count, num, den, ref_len, self.variant)
+        return out
+
+    # -- weights of a corpus in pieces ---------------------------------------------------
+
+    @property
+    def _config(self) -> tuple:
+        return (self._tokenizer.signature, self.lowercase, self.max_ngram_order)
+
+    def reference_counts(self, references, tokenizer=None):
+        """The reference n-gram counts of a piece of a corpus, to merge with other pieces'.
+
+        Parameters
+        ----------
+        references : list of sequences of str
+            Reference streams (``None`` entries are missing references), as
+            for :meth:`corpus_score`; or text columns.
+        tokenizer : Tokenizer, optional
+            Default: this metric's.
+
+        Returns
+        -------
+        fastbleu.metrics.nist_weights.NISTCounts
+            Summable (``a + b``) and picklable; :meth:`with_weights` turns the
+            whole corpus's into its weights (Doddington, 2002).
+        """
+        from .nist_weights import NISTCounts
+
+        if isinstance(references, References):
+            refs = references
+        else:
+            streams = list(references)
+            if not (streams and all(isinstance(x, TextColumn) for x in streams)):
+                streams = reference_streams(references, None)
+            refs = References.cached(streams, tokenizer or self._tokenizer, self.lowercase)
+        return NISTCounts.of_tokens(refs.hashes, refs.start, refs.count, self._config)
+
+    def with_weights(self, weights) -> NIST:
+        """A copy of this metric whose every call uses these fixed information weights.
+
+        Score the pieces of a corpus with the weights of the whole: sum the
+        pieces' :meth:`reference_counts`, then score every piece with
+        ``metric.with_weights(total)``; the rows are those of one call over
+        the whole corpus, so their sums and scores are too.
+
+        Parameters
+        ----------
+        weights : NISTCounts or NISTWeights
+            Counts of the whole corpus's references (made by a metric of the
+            same tokenizer, case and order), or ``counts.weights(variant)``.
+
+        Returns
+        -------
+        NIST
+            A shallow copy (tokenizer and cached references shared).
+
+        Raises
+        ------
+        TypeError
+            For another object.
+        ValueError
+            For counts or weights of another configuration.
+        """
+        from .nist_weights import NISTCounts, NISTWeights
+
+        if isinstance(weights, NISTCounts):
+            if weights.config != self._config:
+                raise ValueError(f"these NIST reference counts were made with (tokenizer, "
+                                 f"lowercase, max_ngram_order) = {weights.config}; this "
+                                 f"metric has {self._config}")
+            weights = weights.weights(self.variant)
+        if not isinstance(weights, NISTWeights):
+            raise TypeError(f"weights must be NISTCounts (from NIST.reference_counts) or "
+                            f"NISTWeights, got {type(weights).__name__}")
+        if (weights.config, weights.variant) != (self._config, self.variant):
+            raise ValueError(f"these NIST weights were made for {weights.config}, variant "
+                             f"{weights.variant!r}; this metric has {self._config}, variant "
+                             f"{self.variant!r}")
+        fitted = copy.copy(self)
+        fitted._fixed = weights
+        fitted._batch_weights = None
+        return fitted
+
+    def accumulator(self):
+        """An accumulator whose score is exactly :meth:`corpus_score` of all its updates
+        together (the weights of all their references): it keeps the updates' token
+        hashes, 8 bytes a word
+        (:class:`~fastbleu.metrics.nist_accumulator.NISTAccumulator`).
+
+        Raises
+        ------
+        ValueError
+            For a metric with fixed weights (:meth:`with_weights`): the
+            accumulator weighs the references of its updates.
+        """
+        from .nist_accumulator import NISTAccumulator
+
+        if self._fixed is not None:
+            raise ValueError("an accumulator weighs the references of its updates, not fixed "
+                             "weights: make it from a NIST without with_weights(...)")
+
+        return NISTAccumulator(self)
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Per-segment NIST statistics, with the information weights of all ``references``.
@@ -185,18 +309,13 @@ class NIST(Metric):
                           buffers=None) -> np.ndarray:
         """Statistics of already-converted text columns: the fast path of tables and Dask.
 
-        The weights are those of these references (or the cached ones): a
-        table read in several record batches gets each batch's, and NIST
-        warns once on the second batch.  ``buffers`` are not used.
+        The weights are the fixed ones (:meth:`with_weights`; a table's first
+        pass gives every batch those of its whole group,
+        :mod:`fastbleu.tables.prepass`), else those of these references (or
+        the cached ones).  ``buffers`` are not used.
         """
         if not isinstance(references, References):
             self._check_references(references)
-            self._calls_with_new_references += 1
-            if self._calls_with_new_references == 2:
-                logger.warning("NIST's information weights are computed per batch of rows "
-                               "(each batch's references); for the weights of the whole "
-                               "table, read it in one batch (batch_size) or cache the "
-                               "references (NIST(references=...))")
         if tokenizer is not None and not hasattr(tokenizer, "kernel"):
             tokenizer = get_tokenizer(tokenizer, self.spm_model)
         return self._statistics(hypotheses, references, tokenizer)

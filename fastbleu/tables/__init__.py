@@ -9,6 +9,7 @@ One module a job::
     groups.py   key columns -> group codes; Groups, the one group accumulator
     metric_set.py  the metrics of a job, checked; MetricSet: several side by side in one row
     job.py      TableJob: the checked plan; batches -> statistics -> group sums -> scores
+    prepass.py  NIST only: a first pass counting every group's references -> fixed weights
     results.py  GroupScores (one metric), MetricScores (several) and their Arrow tables
     targets.py  where an output may be written (never over an input ...)
     writers.py  AtomicFile / AtomicDirectory (one commit/discard protocol), SegmentWriter

@@ -145,6 +145,10 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
     table = open_table(source, list(dict.fromkeys(columns)), batch_size,
                        dictionary_columns=keys + [system], encoding_errors=encoding_errors)
 
+    # NIST weighs every system of every group by its own references (a first pass, NIST only)
+    from .prepass import first_pass
+
+    metric_set, batches = first_pass(source, job, metric_set, [*keys, system], table.batches())
     group_ids, group_values = {}, []
     system_ids, system_values = {}, []
     segment_ids, segment_values = {}, []
@@ -154,7 +158,7 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
     meter = Progress(table.total_rows, progress)
     rows_done = 0
     try:
-        for batch in table.batches():
+        for batch in batches:
             if batch.num_rows == 0:
                 continue
             stats, refs_per_row, _, _ = job.batch_statistics(batch, metric_set, rows_done,

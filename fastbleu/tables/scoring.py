@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from ..progress import Progress
 from ..signals import held
+from .columns import column_names
 from .job import TableJob
+from .prepass import first_pass
 from .readers import open_table
 from .results import GroupScores, MetricScores
 from .targets import check_writable
@@ -68,7 +70,10 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         The metrics to score, by name (``"bleu"``, ``"chrf"``, ``"ter"``) and/or
         as objects (``fastbleu.CHRF(word_order=2)``, ``fastbleu.TER(normalized=True)``);
         default BLEU alone.  The
-        table is read once and each batch's text converted once for all.
+        table is read once and each batch's text converted once for all;
+        with NIST (``"nist"``) it is read once more first, its reference and
+        group columns only, so that every group gets the information weights
+        of all its references (:mod:`fastbleu.tables.prepass`).
     **bleu_options
         :class:`fastbleu.BLEU`'s arguments (``tokenize``, ``lowercase``,
         ``smooth_method`` ...), for the metric named ``"bleu"``.
@@ -132,6 +137,9 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys,
                        encoding_errors=job.encoding_errors)
 
+    # NIST's weights are the whole group's: a first pass over the references (NIST only)
+    metric_set, batches = first_pass(source, job, metric_set, column_names(group_by, "group_by"),
+                                     table.batches())
     meter = Progress(table.total_rows, progress)
     segments = None
 
@@ -144,7 +152,7 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
         with held():  # a signal waits until the writer is ours to discard
             if segments_out is not None:
                 segments = SegmentWriter(segments_out, list(job.keys), metric_set, source)
-        groups = job.statistics(table.batches(), metric_set, on_batch=written)
+        groups = job.statistics(batches, metric_set, on_batch=written)
         if segments is not None:
             segments.commit()
     except BaseException:

@@ -1,0 +1,257 @@
+"""NIST's first pass over a table: every group's reference n-gram counts, then fixed weights.
+
+NIST's information weights (Doddington, 2002) are counted over every
+reference of a corpus, so a table scored batch by batch (or partition by
+partition on a cluster) would give every batch the weights of its own
+references.  When NIST is among a job's metrics, the table is read once
+more first, its reference columns and group columns only, and every
+*weight group* gets the counts of all its references
+(:class:`~fastbleu.metrics.nist_weights.NISTCounts`, summable, so Dask
+partitions merge them in a tree); the scoring pass then gives every row the
+fixed weights of its group (:func:`weighted_batches`).  BLEU, chrF and TER
+jobs never come here.
+
+**What the corpus is.**  A weight group is a combination of the
+``group_by`` values (the document column aside; without ``group_by``, the
+whole table).  Its corpus is every row of it, each row's references counted
+(a reference repeated on several rows is counted each time, as
+``corpus_score`` and NLTK's ``corpus_nist`` count the references of the
+segments they are given).  So a group's NIST equals
+``NIST().corpus_score(group_hyps, group_refs)``: scoring each system alone,
+as sacrebleu-style users expect; several systems over the same references
+get exactly the weights of those references (the counts and the word total
+all scale by the number of rows repeating them, and the ratios do not
+change), while language pairs of one table never share their weights.  The
+documents of a group, its ``--segments-out`` rows and its resampled scores
+use the group's weights; a paired test weighs every system by its own
+references (its groups are the test's groups and the system column).
+
+Memory is that of the distinct reference n-grams of every group, not of
+the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from ..statistics import References
+from .columns import reference_streams
+from .groups import canonical_key, factorize
+from .metric_set import MetricSet
+
+
+def nist_positions(metric_set: MetricSet) -> tuple[int, ...]:
+    """Where the metrics with corpus-level weights (NIST) are in a metric set."""
+    return tuple(i for i, metric in enumerate(metric_set.metrics)
+                 if hasattr(metric, "reference_counts") and hasattr(metric, "with_weights"))
+
+
+def _keys_of(batch, columns: tuple, first_row: int, errors: str):
+    """Every row's weight group: codes and the canonical key tuple of every code."""
+    if not columns:
+        return np.zeros(batch.num_rows, dtype=np.int64), [()]
+    codes, values = factorize([batch.column(c) for c in columns], list(columns), first_row,
+                              errors)
+    return codes, [tuple(canonical_key(v) for v in value) for value in values]
+
+
+def _by_key(codes: np.ndarray, keys: list) -> dict:
+    """Rows of every distinct key (codes with equal keys together), in row order."""
+    rows: dict = {}
+    order = np.argsort(codes, kind="stable")
+    bounds = np.searchsorted(codes[order], np.arange(len(keys) + 1))
+    for code, key in enumerate(keys):
+        part = order[bounds[code]:bounds[code + 1]]
+        if part.size:
+            rows[key] = np.sort(np.concatenate([rows[key], part])) if key in rows else part
+    return rows
+
+
+def _row_ids(batch, refs) -> np.ndarray | None:
+    """Every row's reference texts as one code (equal codes: equal texts in every
+    reference column, nulls alike), or None for a list column.  Exact: Arrow compares
+    the strings."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ids = np.zeros(batch.num_rows, dtype=np.int64)
+    for name in refs:
+        column = batch.column(name)
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            return None
+        encoded = pc.dictionary_encode(column, null_encoding="encode")
+        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+        ids = np.unique(ids * (len(encoded.dictionary) + 1) + codes, return_inverse=True)[1]
+        ids = ids.ravel().astype(np.int64)
+    return ids
+
+
+@dataclass
+class TableCounts:
+    """Reference n-gram counts of every weight group, for every NIST metric of a job.
+
+    Attributes
+    ----------
+    columns : tuple of str
+        The columns whose values make a weight group.
+    counts : list of dict
+        Per NIST metric (in :func:`nist_positions` order): ``{key tuple: NISTCounts}``.
+    """
+
+    columns: tuple
+    counts: list
+
+    def merge(self, *others: TableCounts) -> TableCounts:
+        """The counts of several pieces of a table together (a new object)."""
+        merged = []
+        for per_metric in zip(self.counts, *(other.counts for other in others)):
+            pieces: dict = {}  # each group's pieces, merged once (one sort a group)
+            for counts_of in per_metric:
+                for key, counts in counts_of.items():
+                    pieces.setdefault(key, []).append(counts)
+            merged.append({key: parts[0].merge(*parts[1:]) if len(parts) > 1 else parts[0]
+                           for key, parts in pieces.items()})
+        return TableCounts(self.columns, merged)
+
+    def weights(self, metric_set: MetricSet) -> TableWeights:
+        """Every group's weights, for the metrics of ``metric_set`` (the job's)."""
+        metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
+        weights = []
+        for metric, per_metric in zip(metrics, self.counts):
+            # Systems over the same references have equal counts: weigh them once.
+            done, mine, digests = {}, {}, {}
+            for key, counts in per_metric.items():
+                if id(counts) not in digests:  # groups may share one counted object
+                    digests[id(counts)] = counts.digest()
+                digest = digests[id(counts)]
+                if digest not in done:
+                    done[digest] = counts.weights(metric.variant)
+                mine[key] = done[digest]
+            weights.append(mine)
+        return TableWeights(self.columns, weights)
+
+
+@dataclass
+class TableWeights:
+    """Fixed NIST weights of every weight group (picklable: a cluster broadcasts them)."""
+
+    columns: tuple
+    weights: list
+
+
+class _Pending:
+    """One group's counts while batches come: merged when the pending ones outgrow them,
+    so that the work stays about linear and memory within twice the distinct n-grams."""
+
+    def __init__(self, counts):
+        self.merged, self.pending, self.size = counts, [], 0
+
+    def add(self, counts) -> None:
+        self.pending.append(counts)
+        self.size += len(counts)
+        if self.size > max(len(self.merged), 1 << 16):
+            self.flush()
+
+    def flush(self):
+        if self.pending:
+            self.merged = self.merged.merge(*self.pending)
+            self.pending, self.size = [], 0
+        return self.merged
+
+
+def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int = 0,
+                  buffer=None) -> TableCounts:
+    """The first pass: every weight group's reference counts over record batches.
+
+    ``batches`` need hold only the job's reference columns and ``columns``.
+    """
+    from ..statistics import HashBuffer
+
+    columns = tuple(columns)
+    metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
+    groups = [{} for _ in metrics]
+    buffer = buffer or HashBuffer()
+    row = first_row
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        codes, keys = _keys_of(batch, columns, row, job.encoding_errors)
+        rows_of = _by_key(codes, keys)
+        streams = reference_streams(batch, list(job.refs), row, job.encoding_errors)
+        # Groups of the batch with the same reference rows (systems of one test set) have
+        # the same counts: count them once.
+        ids = _row_ids(batch, job.refs) if len(rows_of) > 1 else None
+        for metric, per_group in zip(metrics, groups):
+            refs = References.tokenized(streams, metric._tokenizer, metric.lowercase, buffer)
+            same: dict = {}
+            for key, rows in rows_of.items():
+                take = slice(None) if rows.size == batch.num_rows else rows
+                texts = None if ids is None else np.sort(ids[rows]).tobytes()
+                counts = same.get(texts)
+                if counts is None:
+                    counts = metric.reference_counts(
+                        References(refs.hashes, refs.start[:, take], refs.count[:, take]))
+                    if texts is not None:
+                        same[texts] = counts
+                if key in per_group:
+                    per_group[key].add(counts)
+                else:
+                    per_group[key] = _Pending(counts)
+        row += batch.num_rows
+    return TableCounts(columns, [{k: p.flush() for k, p in g.items()} for g in groups])
+
+
+def fitted(metric_set: MetricSet) -> MetricSet:
+    """A metric set whose NIST metrics are copies that take fixed weights batch by batch."""
+    import copy
+
+    metrics = list(metric_set.metrics)
+    for i in nist_positions(metric_set):
+        metrics[i] = copy.copy(metrics[i])
+        metrics[i]._batch_weights = None
+    return MetricSet(metrics)
+
+
+def weighted_batches(weights: TableWeights, metric_set: MetricSet, batches, first_row: int,
+                     errors: str):
+    """Yield ``batches``, first giving the NIST metrics of ``metric_set`` (from
+    :func:`fitted`) each row's group weights for the batch about to be scored."""
+    metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
+    row = first_row
+    for batch in batches:
+        if batch.num_rows:
+            codes, keys = _keys_of(batch, weights.columns, row, errors)
+            rows_of = _by_key(codes, keys)
+            for metric, per_group in zip(metrics, weights.weights):
+                parts = []
+                for key, rows in rows_of.items():
+                    if key not in per_group:
+                        raise InputError(f"row {row + int(rows[0])}: a group the first pass "
+                                         "over the table did not see; did the table change "
+                                         "while it was read?")
+                    parts.append((None if rows.size == batch.num_rows else rows,
+                                  per_group[key]))
+                metric._batch_weights = parts
+        yield batch
+        row += batch.num_rows
+    for metric in metrics:
+        metric._batch_weights = None
+
+
+def first_pass(source, job, metric_set: MetricSet, columns, batches):
+    """For one process: ``(metric_set, batches)`` to score with, after reading the reference
+    and ``columns`` of ``source`` once if the job holds NIST (else both as they are)."""
+    from .readers import open_table
+
+    if not nist_positions(metric_set):
+        return metric_set, batches
+    columns = tuple(columns)
+    table = open_table(source, list(dict.fromkeys([*job.refs, *columns])), job.batch_size,
+                       dictionary_columns=list(columns), encoding_errors=job.encoding_errors)
+    counts = count_batches(job, metric_set, table.batches(), columns)
+    weights = counts.weights(metric_set)
+    scoring = fitted(metric_set)
+    return scoring, weighted_batches(weights, scoring, batches, 0, job.encoding_errors)
