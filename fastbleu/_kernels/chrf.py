@@ -47,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from .chrf_formula import f_score
-from .hashing import extend_key, hash_bytes, table_slot
+from .hashing import FNV_OFFSET, extend_key, finish, fnv_step, table_slot
 from .threads import submit_chunks
 from .tokenize_13a import _CLASS_SPLIT, _MAYBE_SPACE, _SPACE
 from .tokenize_unicode import _is_space_at, _utf8_length
@@ -69,57 +69,85 @@ def _is_space(buf, j, length):
 
 
 @njit(cache=True, nogil=True)
-def _characters(buf, start, end, keep_space, out):
-    """Write each character of ``buf[start:end]`` to ``out`` (its UTF-8 bytes packed into
-    one word); return the count."""
-    count = 0
-    j = start
-    while j < end:
-        b = buf[j]
-        length = 1 if b < 0x80 else _utf8_length(b)
-        if keep_space or not _is_space(buf, j, length):
-            packed = np.uint64(0)
-            for k in range(length):
-                packed = (packed << np.uint64(8)) | np.uint64(buf[j + k])
-            out[count] = packed
-            count += 1
-        j += length
-    return count
+def _word_end(out, count, h, h_last, h_tail, characters, lead, last):
+    """Write the hashes of the word that just ended to ``out[count:]``; return the count.
+
+    ``h`` is the FNV state of all its bytes, ``h_last`` of all but its last
+    character, ``h_tail`` of all but its first; ``lead`` and ``last`` are its
+    first and last bytes.  sacrebleu's ``_remove_punctuation``: one ASCII
+    punctuation character is split off the end, or else off the start, of a
+    word longer than one character.
+    """
+    if characters > 1 and last < 0x80 and _PUNCT[last]:  # 'word.' -> 'word', '.'
+        out[count] = finish(h_last)
+        out[count + 1] = finish(fnv_step(FNV_OFFSET, last))
+        return count + 2
+    if characters > 1 and lead < 0x80 and _PUNCT[lead]:  # '(word' -> '(', 'word'
+        out[count] = finish(fnv_step(FNV_OFFSET, lead))
+        out[count + 1] = finish(h_tail)
+        return count + 2
+    out[count] = finish(h)
+    return count + 1
 
 
 @njit(cache=True, nogil=True)
-def _words(buf, start, end, out):
-    """Write one hash per chrF++ word of ``buf[start:end]`` to ``out``; return the count."""
-    count = 0
+def _units(buf, start, end, keep_space, words, chars, word_hashes):
+    """Read ``buf[start:end]`` once: write each character to ``chars`` (its UTF-8 bytes
+    packed into one word) and, if ``words``, one hash per chrF++ word to
+    ``word_hashes``; return both counts.
+
+    A word's hash is :func:`~fastbleu._kernels.hashing.hash_bytes` of its
+    bytes, fed byte by byte while the characters are read.
+    """
+    n_chars = 0
+    n_words = 0
+    in_word = False
+    h = h_last = h_tail = FNV_OFFSET
+    characters = 0
+    lead = 0
     j = start
     while j < end:
         b = buf[j]
-        length = 1 if b < 0x80 else _utf8_length(b)
-        if _is_space(buf, j, length):
-            j += length
-            continue
-        first = j
-        characters = 0
-        while j < end:
-            b = buf[j]
-            length = 1 if b < 0x80 else _utf8_length(b)
-            if _is_space(buf, j, length):
-                break
-            characters += 1
-            j += length
-        last = buf[j - 1]
-        if characters > 1 and last < 0x80 and _PUNCT[last]:  # 'word.' -> 'word', '.'
-            out[count] = hash_bytes(buf, first, j - 1)
-            out[count + 1] = hash_bytes(buf, j - 1, j)
-            count += 2
-        elif characters > 1 and buf[first] < 0x80 and _PUNCT[buf[first]]:  # '(word'
-            out[count] = hash_bytes(buf, first, first + 1)
-            out[count + 1] = hash_bytes(buf, first + 1, j)
-            count += 2
+        cls = _CLASS_SPLIT[b]
+        if b < 0x80:
+            length = 1
+            space = cls == _SPACE
+            packed = np.uint64(b)
         else:
-            out[count] = hash_bytes(buf, first, j)
-            count += 1
-    return count
+            length = _utf8_length(b)
+            space = cls == _MAYBE_SPACE and _is_space_at(buf, j, length)
+            packed = np.uint64(0)
+            for k in range(length):
+                packed = (packed << np.uint64(8)) | np.uint64(buf[j + k])
+        if space:
+            if keep_space:
+                chars[n_chars] = packed
+                n_chars += 1
+            if in_word:
+                n_words = _word_end(word_hashes, n_words, h, h_last, h_tail, characters, lead,
+                                    buf[j - 1])
+                in_word = False
+        else:
+            chars[n_chars] = packed
+            n_chars += 1
+            if words:
+                if not in_word:
+                    in_word = True
+                    characters = 0
+                    lead = b
+                    h = h_tail = FNV_OFFSET
+                elif lead < 0x80 and _PUNCT[lead]:  # only needed after a punctuation lead
+                    for k in range(length):
+                        h_tail = fnv_step(h_tail, buf[j + k])
+                h_last = h
+                for k in range(length):
+                    h = fnv_step(h, buf[j + k])
+                characters += 1
+        j += length
+    if in_word:
+        n_words = _word_end(word_hashes, n_words, h, h_last, h_tail, characters, lead,
+                            buf[end - 1])
+    return n_chars, n_words
 
 
 @njit(cache=True, nogil=True)
@@ -301,20 +329,17 @@ def _statistics_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end
     row = np.empty(width, dtype=np.int64)
     stamp = np.int64(0)
     for i in range(first, last):
-        n_hyp = _characters(hyp_data, hyp_start[i], hyp_end[i], whitespace, hyp_chars)
-        n_hyp_words = 0
-        if word_order > 0:
-            n_hyp_words = _words(hyp_data, hyp_start[i], hyp_end[i], hyp_words)
+        n_hyp, n_hyp_words = _units(hyp_data, hyp_start[i], hyp_end[i], whitespace,
+                                    word_order > 0, hyp_chars, hyp_words)
         best = -1.0
         for r in range(n_refs):
             if ref_start[r, i] < 0:  # a missing reference
                 continue
-            n_ref = _characters(ref_data, ref_start[r, i], ref_end[r, i], whitespace,
-                                ref_chars)
+            n_ref, n_ref_words = _units(ref_data, ref_start[r, i], ref_end[r, i], whitespace,
+                                        word_order > 0, ref_chars, ref_words)
             stamp = _match_orders(hyp_chars, n_hyp, ref_chars, n_ref, char_order, True,
                                   tables, stamp, row, 0)
             if word_order > 0:
-                n_ref_words = _words(ref_data, ref_start[r, i], ref_end[r, i], ref_words)
                 stamp = _match_orders(hyp_words, n_hyp_words, ref_words, n_ref_words,
                                       word_order, False, tables, stamp, row, 3 * char_order)
             if n_refs == 1:
