@@ -151,6 +151,25 @@ def _units(buf, start, end, keep_space, words, chars, word_hashes):
 
 
 @njit(cache=True, nogil=True)
+def _characters(buf, start, end, keep_space, out):
+    """Write each character of ``buf[start:end]`` to ``out``; return the count (for
+    :mod:`~fastbleu._kernels.pairwise`)."""
+    return _units(buf, start, end, keep_space, False, out, out)[0]
+
+
+@njit(cache=True, nogil=True)
+def _words(buf, start, end, out):
+    """Write one hash per chrF++ word of ``buf[start:end]`` to ``out``; return the count
+    (for :mod:`~fastbleu._kernels.pairwise`).
+
+    ``out`` also takes the characters :func:`_units` reads: a word's hashes
+    are written below the characters read so far and characters only ever
+    above, so no word hash is overwritten.
+    """
+    return _units(buf, start, end, False, True, out, out)[1]
+
+
+@njit(cache=True, nogil=True)
 def _prefixed(prefix, unit, exact):
     """The hashed key of an n-gram: the id of its (n-1)-gram prefix, then its last unit."""
     if exact:  # a character: at most 32 bits, so the key is exact
@@ -201,8 +220,8 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
     other continuation goes to the hashed table, keyed by the prefix's id
     and the unit (exact for characters).  ``tables`` is :func:`_scratch`'s.
     """
-    (keys, stamps, slot_id, counts, hit, next_stamp, next_unit, next_id, hyp_id,
-     ref_id, direct) = tables
+    (keys, stamps, slot_id, counts, hit, seen, next_stamp, next_unit, next_id, hyp_id,
+     ref_id, direct, pairs) = tables
     bits = _MIN_BITS
     while (1 << bits) < 2 * n_ref:
         bits += 1
@@ -219,9 +238,10 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
             continue
         stamp += 1
         ids = _DIRECT if exact and m == 0 else 0
-        # The reference's n-grams whose two (n-1)-grams the hypothesis has.
-        for p in range(ref_total):
-            if m == 0:
+        # The reference's n-grams.  ``hit`` (this order's ids) and ``seen`` (the last
+        # order's: whether the hypothesis has that (n-1)-gram) take turns.
+        if m == 0:
+            for p in range(ref_total):
                 unit = ref[p]
                 if exact and unit < _DIRECT:  # an ASCII character is its own id
                     if direct[unit] == stamp:
@@ -231,30 +251,51 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                         counts[unit] = 1
                         hit[unit] = False
                     ref_id[p] = np.int64(unit)
+                else:
+                    ref_id[p], ids = _count(keys, stamps, slot_id, counts, hit, unit, stamp,
+                                            shift, mask, ids)
+        else:  # only where both (n-1)-grams are shared
+            prefix = ref_id[0]
+            shared = prefix >= 0 and seen[prefix]
+            for p in range(ref_total):
+                following = ref_id[p + 1]
+                shared_next = following >= 0 and seen[following]
+                if not (shared and shared_next):
+                    ref_id[p] = -1
+                    prefix = following
+                    shared = shared_next
                     continue
-                ref_id[p], ids = _count(keys, stamps, slot_id, counts, hit, unit, stamp, shift,
-                                        mask, ids)
-                continue
-            prefix = ref_id[p]
-            if prefix < 0 or ref_id[p + 1] < 0:
-                ref_id[p] = -1
-                continue
-            unit = ref[p + m]
-            if next_stamp[prefix] != stamp:  # the prefix's first continuation
-                next_stamp[prefix] = stamp
-                next_unit[prefix] = unit
-                ident = ids
-                next_id[prefix] = ident
-                counts[ident] = 1
-                hit[ident] = False
-                ids += 1
-            elif next_unit[prefix] == unit:
-                ident = next_id[prefix]
-                counts[ident] += 1
-            else:
-                ident, ids = _count(keys, stamps, slot_id, counts, hit,
-                                    _prefixed(prefix, unit, exact), stamp, shift, mask, ids)
-            ref_id[p] = ident
+                unit = ref[p + m]
+                if exact and m == 1 and prefix < _DIRECT and unit < _DIRECT:
+                    at_pair = 2 * ((prefix << 7) | np.int64(unit))  # two ASCII characters
+                    if pairs[at_pair] == stamp:
+                        ident = pairs[at_pair + 1]
+                        counts[ident] += 1
+                    else:
+                        pairs[at_pair] = stamp
+                        pairs[at_pair + 1] = ids
+                        ident = ids
+                        counts[ident] = 1
+                        hit[ident] = False
+                        ids += 1
+                elif next_stamp[prefix] != stamp:  # the prefix's first continuation
+                    next_stamp[prefix] = stamp
+                    next_unit[prefix] = unit
+                    ident = ids
+                    next_id[prefix] = ident
+                    counts[ident] = 1
+                    hit[ident] = False
+                    ids += 1
+                elif next_unit[prefix] == unit:
+                    ident = next_id[prefix]
+                    counts[ident] += 1
+                else:
+                    ident, ids = _count(keys, stamps, slot_id, counts, hit,
+                                        _prefixed(prefix, unit, exact), stamp, shift, mask,
+                                        ids)
+                ref_id[p] = ident
+                prefix = following
+                shared = shared_next
         # The hypothesis's n-grams: a match while the reference's count lasts.
         match = 0
         for p in range(hyp_total):
@@ -270,7 +311,13 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                         ident = slot_id[slot]
             else:
                 prefix = hyp_id[p]
-                if prefix >= 0 and hyp_id[p + 1] >= 0 and next_stamp[prefix] == stamp:
+                if prefix < 0 or hyp_id[p + 1] < 0:
+                    pass
+                elif exact and m == 1 and prefix < _DIRECT and hyp[p + 1] < _DIRECT:
+                    at_pair = 2 * ((prefix << 7) | np.int64(hyp[p + 1]))
+                    if pairs[at_pair] == stamp:
+                        ident = pairs[at_pair + 1]
+                elif next_stamp[prefix] == stamp:
                     unit = hyp[p + m]
                     if next_unit[prefix] == unit:
                         ident = next_id[prefix]
@@ -286,11 +333,7 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                     counts[ident] -= 1
                     match += 1
         out[at + 2] = match
-        if m + 1 < orders:
-            for p in range(ref_total):
-                ident = ref_id[p]
-                if ident >= 0 and not hit[ident]:
-                    ref_id[p] = -1
+        hit, seen = seen, hit
     return stamp
 
 
@@ -303,10 +346,11 @@ def _scratch(units):
     n = units + 1 + _DIRECT  # ids: the ASCII characters' own, then one per n-gram
     return (np.empty(size, dtype=np.uint64), np.full(size, -1, dtype=np.int64),
             np.empty(size, dtype=np.int64), np.empty(n, dtype=np.int64),
-            np.empty(n, dtype=np.bool_), np.full(n, -1, dtype=np.int64),
-            np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_),
+            np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
-            np.full(_DIRECT, -1, dtype=np.int64))
+            np.full(_DIRECT, -1, dtype=np.int64),
+            np.full(2 * _DIRECT * _DIRECT, -1, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
