@@ -298,10 +298,10 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                 shared = shared_next
         # The hypothesis's n-grams: a match while the reference's count lasts.
         match = 0
-        for p in range(hyp_total):
-            ident = -1
-            if m == 0:
+        if m == 0:
+            for p in range(hyp_total):
                 unit = hyp[p]
+                ident = -1
                 if exact and unit < _DIRECT:
                     if direct[unit] == stamp:
                         ident = np.int64(unit)
@@ -309,29 +309,38 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                     slot = _find(keys, stamps, unit, stamp, shift, mask)
                     if stamps[slot] == stamp:
                         ident = slot_id[slot]
-            else:
-                prefix = hyp_id[p]
-                if prefix < 0 or hyp_id[p + 1] < 0:
-                    pass
-                elif exact and m == 1 and prefix < _DIRECT and hyp[p + 1] < _DIRECT:
-                    at_pair = 2 * ((prefix << 7) | np.int64(hyp[p + 1]))
-                    if pairs[at_pair] == stamp:
-                        ident = pairs[at_pair + 1]
-                elif next_stamp[prefix] == stamp:
+                hyp_id[p] = ident
+                if ident >= 0:
+                    hit[ident] = True
+                    if counts[ident] > 0:
+                        counts[ident] -= 1
+                        match += 1
+        else:
+            following = hyp_id[0]
+            for p in range(hyp_total):
+                prefix = following
+                following = hyp_id[p + 1]
+                ident = -1
+                if prefix >= 0 and following >= 0:
                     unit = hyp[p + m]
-                    if next_unit[prefix] == unit:
-                        ident = next_id[prefix]
-                    else:
-                        slot = _find(keys, stamps, _prefixed(prefix, unit, exact), stamp,
-                                     shift, mask)
-                        if stamps[slot] == stamp:
-                            ident = slot_id[slot]
-            hyp_id[p] = ident
-            if ident >= 0:
-                hit[ident] = True
-                if counts[ident] > 0:
-                    counts[ident] -= 1
-                    match += 1
+                    if exact and m == 1 and prefix < _DIRECT and unit < _DIRECT:
+                        at_pair = 2 * ((prefix << 7) | np.int64(unit))
+                        if pairs[at_pair] == stamp:
+                            ident = pairs[at_pair + 1]
+                    elif next_stamp[prefix] == stamp:
+                        if next_unit[prefix] == unit:
+                            ident = next_id[prefix]
+                        else:
+                            slot = _find(keys, stamps, _prefixed(prefix, unit, exact), stamp,
+                                         shift, mask)
+                            if stamps[slot] == stamp:
+                                ident = slot_id[slot]
+                hyp_id[p] = ident
+                if ident >= 0:
+                    hit[ident] = True
+                    if counts[ident] > 0:
+                        counts[ident] -= 1
+                        match += 1
         out[at + 2] = match
         hit, seen = seen, hit
     return stamp
