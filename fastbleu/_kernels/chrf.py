@@ -13,14 +13,17 @@ UTF-8 bytes packed into one word.  **Words** (chrF++) are the
 whitespace-separated words with one ASCII punctuation character split off
 the end, or else off the start, of every word longer than one character
 (sacrebleu's ``_remove_punctuation``), identified by
-:func:`~fastbleu._kernels.hashing.hash_bytes`.
+:func:`~fastbleu._kernels.hashing.hash_bytes`.  One pass over a segment's
+bytes yields both (:func:`_units`).
 
 **Ids.**  Every distinct reference n-gram of an order gets a small id.  An
 ASCII character is its own unigram id; another unigram is found by its unit
 in a hashed table.  A longer n-gram is its
-prefix's id and its last unit: each prefix keeps its first continuation
-beside it, so most lookups are two array reads; other continuations go to the
-hashed table, keyed by the prefix's id and the unit.  Character keys (id and
+prefix's id and its last unit: when the id is below 128 and the unit an
+ASCII character, the pair indexes a 128 x 128 table directly (most n-grams
+of most segments); otherwise each prefix keeps its first continuation
+beside it, so most lookups are two array reads, and other continuations go
+to the hashed table, keyed by the prefix's id and the unit.  Character keys (id and
 packed bytes side by side in 64 bits) are exact: no two character n-grams
 share one.  Word keys combine the id with a 64-bit word hash
 (:func:`~fastbleu._kernels.hashing.extend_key`), exact up to word hash
@@ -31,7 +34,9 @@ counted by id (and whether the hypothesis hit them), then the hypothesis's
 n-grams of that order are looked up; a hit while its count lasts is a
 match.  An n-gram can only be shared if both of
 its (n-1)-grams are shared, so a position whose (n-1)-gram was not found
-(on either side) is dropped from every higher order: on dissimilar pairs
+(on either side) is dropped from every higher order (the reference's
+through the hit flags of the order before, which take turns with this
+order's): on dissimilar pairs
 most of orders 2..6 are never looked up.  Table rows carry a stamp, new
 for every (segment, reference, order), so nothing is cleared between
 segments; the table needs two rows per reference n-gram of one order, so a
@@ -215,10 +220,13 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
     counted, -1 once that n-gram is not shared.  An ASCII character is its
     own unigram id (``direct`` stamps them); another unigram is found by its
     unit in a hashed table.  A longer n-gram is its prefix's id and its last
-    unit: the first continuation of each prefix is kept beside the prefix
-    (``next_unit``, ``next_id``), so most lookups are two array reads; any
-    other continuation goes to the hashed table, keyed by the prefix's id
-    and the unit (exact for characters).  ``tables`` is :func:`_scratch`'s.
+    unit: a prefix id below 128 with an ASCII character is a row of
+    ``pairs`` (stamp, id); otherwise the first continuation of each prefix
+    is kept beside the prefix (``next_unit``, ``next_id``), so most lookups
+    are two array reads, and any other continuation goes to the hashed
+    table, keyed by the prefix's id and the unit (exact for characters).
+    ``hit`` flags this order's ids the hypothesis has, ``seen`` the last
+    order's.  ``tables`` is :func:`_scratch`'s.
     """
     (keys, stamps, slot_id, counts, hit, seen, next_stamp, next_unit, next_id, hyp_id,
      ref_id, direct, pairs) = tables
@@ -266,8 +274,8 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                     shared = shared_next
                     continue
                 unit = ref[p + m]
-                if exact and m == 1 and prefix < _DIRECT and unit < _DIRECT:
-                    at_pair = 2 * ((prefix << 7) | np.int64(unit))  # two ASCII characters
+                if exact and prefix < _DIRECT and unit < _DIRECT:
+                    at_pair = 2 * ((prefix << 7) | np.int64(unit))  # small id, ASCII unit
                     if pairs[at_pair] == stamp:
                         ident = pairs[at_pair + 1]
                         counts[ident] += 1
@@ -323,7 +331,7 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                 ident = -1
                 if prefix >= 0 and following >= 0:
                     unit = hyp[p + m]
-                    if exact and m == 1 and prefix < _DIRECT and unit < _DIRECT:
+                    if exact and prefix < _DIRECT and unit < _DIRECT:
                         at_pair = 2 * ((prefix << 7) | np.int64(unit))
                         if pairs[at_pair] == stamp:
                             ident = pairs[at_pair + 1]
