@@ -18,29 +18,29 @@ bytes yields both (:func:`_units`).
 
 **Ids.**  Every distinct reference n-gram of an order gets a small id.  An
 ASCII character is its own unigram id; another unigram is found by its unit
-in a hashed table.  A longer n-gram is its
-prefix's id and its last unit: when the id is below 128 and the unit an
-ASCII character, the pair indexes a 128 x 128 table directly (most n-grams
-of most segments); otherwise each prefix keeps its first continuation
-beside it, so most lookups are two array reads, and other continuations go
-to the hashed table, keyed by the prefix's id and the unit.  Character keys (id and
-packed bytes side by side in 64 bits) are exact: no two character n-grams
-share one.  Word keys combine the id with a 64-bit word hash
+in a hashed table.  A longer n-gram is its prefix's id and its last unit:
+when the id is below 128 and the unit an ASCII character, the pair indexes
+a 128 x 128 table directly (most n-grams of most segments); otherwise each
+prefix keeps its first continuation beside it, so most lookups are two
+array reads, and other continuations go to the hashed table, keyed by the
+prefix's id and the unit.  Character keys (id and packed bytes side by side
+in 64 bits) are exact: no two character n-grams share one.  Word keys
+combine the id with a 64-bit word hash
 (:func:`~fastbleu._kernels.hashing.extend_key`), exact up to word hash
 collisions, as BLEU's tokens are.
 
 **Counting, one order at a time.**  The reference's n-grams of an order are
 counted by id (and whether the hypothesis hit them), then the hypothesis's
 n-grams of that order are looked up; a hit while its count lasts is a
-match.  An n-gram can only be shared if both of
-its (n-1)-grams are shared, so a position whose (n-1)-gram was not found
-(on either side) is dropped from every higher order (the reference's
-through the hit flags of the order before, which take turns with this
-order's): on dissimilar pairs
-most of orders 2..6 are never looked up.  Table rows carry a stamp, new
-for every (segment, reference, order), so nothing is cleared between
-segments; the table needs two rows per reference n-gram of one order, so a
-huge segment costs tens of bytes per character, not a table of every order.
+match.  An n-gram can only be shared if both of its (n-1)-grams are shared,
+so a position whose (n-1)-gram was not found (on either side) is dropped
+from every higher order (the reference's through the hit flags of the order
+before, which take turns with this order's): on dissimilar pairs most of
+orders 2..6 are never looked up.  Table rows carry a stamp, new for every
+(segment, reference, order), so nothing is cleared between segments; the
+table needs two rows per reference n-gram of one order, so a huge segment
+costs tens of bytes per character (besides the fixed 256 KiB pair table),
+not a table of every order.
 
 **Several references.**  Each reference is counted in turn and the row of
 the one with the highest sentence chrF is kept, the first on ties
