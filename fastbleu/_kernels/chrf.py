@@ -13,29 +13,34 @@ UTF-8 bytes packed into one word.  **Words** (chrF++) are the
 whitespace-separated words with one ASCII punctuation character split off
 the end, or else off the start, of every word longer than one character
 (sacrebleu's ``_remove_punctuation``), identified by
-:func:`~fastbleu._kernels.hashing.hash_bytes`.
+:func:`~fastbleu._kernels.hashing.hash_bytes`.  One pass over a segment's
+bytes yields both (:func:`_units`).
 
 **Ids.**  Every distinct reference n-gram of an order gets a small id.  An
 ASCII character is its own unigram id; another unigram is found by its unit
-in a hashed table.  A longer n-gram is its
-prefix's id and its last unit: each prefix keeps its first continuation
-beside it, so most lookups are two array reads; other continuations go to the
-hashed table, keyed by the prefix's id and the unit.  Character keys (id and
-packed bytes side by side in 64 bits) are exact: no two character n-grams
-share one.  Word keys combine the id with a 64-bit word hash
+in a hashed table.  A longer n-gram is its prefix's id and its last unit:
+when the id is below 128 and the unit an ASCII character, the pair indexes
+a 128 x 128 table directly (most n-grams of most segments); otherwise each
+prefix keeps its first continuation beside it, so most lookups are two
+array reads, and other continuations go to the hashed table, keyed by the
+prefix's id and the unit.  Character keys (id and packed bytes side by side
+in 64 bits) are exact: no two character n-grams share one.  Word keys
+combine the id with a 64-bit word hash
 (:func:`~fastbleu._kernels.hashing.extend_key`), exact up to word hash
 collisions, as BLEU's tokens are.
 
 **Counting, one order at a time.**  The reference's n-grams of an order are
 counted by id (and whether the hypothesis hit them), then the hypothesis's
 n-grams of that order are looked up; a hit while its count lasts is a
-match.  An n-gram can only be shared if both of
-its (n-1)-grams are shared, so a position whose (n-1)-gram was not found
-(on either side) is dropped from every higher order: on dissimilar pairs
-most of orders 2..6 are never looked up.  Table rows carry a stamp, new
-for every (segment, reference, order), so nothing is cleared between
-segments; the table needs two rows per reference n-gram of one order, so a
-huge segment costs tens of bytes per character, not a table of every order.
+match.  An n-gram can only be shared if both of its (n-1)-grams are shared,
+so a position whose (n-1)-gram was not found (on either side) is dropped
+from every higher order (the reference's through the hit flags of the order
+before, which take turns with this order's): on dissimilar pairs most of
+orders 2..6 are never looked up.  Table rows carry a stamp, new for every
+(segment, reference, order), so nothing is cleared between segments; the
+table needs two rows per reference n-gram of one order, so a huge segment
+costs tens of bytes per character (besides the fixed 256 KiB pair table),
+not a table of every order.
 
 **Several references.**  Each reference is counted in turn and the row of
 the one with the highest sentence chrF is kept, the first on ties
@@ -47,7 +52,7 @@ import numpy as np
 from numba import njit
 
 from .chrf_formula import f_score
-from .hashing import extend_key, hash_bytes, table_slot
+from .hashing import FNV_OFFSET, extend_key, finish, fnv_step, table_slot
 from .threads import submit_chunks
 from .tokenize_13a import _CLASS_SPLIT, _MAYBE_SPACE, _SPACE
 from .tokenize_unicode import _is_space_at, _utf8_length
@@ -69,57 +74,104 @@ def _is_space(buf, j, length):
 
 
 @njit(cache=True, nogil=True)
-def _characters(buf, start, end, keep_space, out):
-    """Write each character of ``buf[start:end]`` to ``out`` (its UTF-8 bytes packed into
-    one word); return the count."""
-    count = 0
+def _word_end(out, count, h, h_last, h_tail, characters, lead, last):
+    """Write the hashes of the word that just ended to ``out[count:]``; return the count.
+
+    ``h`` is the FNV state of all its bytes, ``h_last`` of all but its last
+    character, ``h_tail`` of all but its first; ``lead`` and ``last`` are its
+    first and last bytes.  sacrebleu's ``_remove_punctuation``: one ASCII
+    punctuation character is split off the end, or else off the start, of a
+    word longer than one character.
+    """
+    if characters > 1 and last < 0x80 and _PUNCT[last]:  # 'word.' -> 'word', '.'
+        out[count] = finish(h_last)
+        out[count + 1] = finish(fnv_step(FNV_OFFSET, last))
+        return count + 2
+    if characters > 1 and lead < 0x80 and _PUNCT[lead]:  # '(word' -> '(', 'word'
+        out[count] = finish(fnv_step(FNV_OFFSET, lead))
+        out[count + 1] = finish(h_tail)
+        return count + 2
+    out[count] = finish(h)
+    return count + 1
+
+
+@njit(cache=True, nogil=True)
+def _units(buf, start, end, keep_space, words, chars, word_hashes):
+    """Read ``buf[start:end]`` once: write each character to ``chars`` (its UTF-8 bytes
+    packed into one word) and, if ``words``, one hash per chrF++ word to
+    ``word_hashes``; return both counts.
+
+    A word's hash is :func:`~fastbleu._kernels.hashing.hash_bytes` of its
+    bytes, fed byte by byte while the characters are read.
+    """
+    n_chars = 0
+    n_words = 0
+    in_word = False
+    h = h_last = h_tail = FNV_OFFSET
+    characters = 0
+    lead = 0
     j = start
     while j < end:
         b = buf[j]
-        length = 1 if b < 0x80 else _utf8_length(b)
-        if keep_space or not _is_space(buf, j, length):
+        cls = _CLASS_SPLIT[b]
+        if b < 0x80:
+            length = 1
+            space = cls == _SPACE
+            packed = np.uint64(b)
+        else:
+            length = _utf8_length(b)
+            space = cls == _MAYBE_SPACE and _is_space_at(buf, j, length)
             packed = np.uint64(0)
             for k in range(length):
                 packed = (packed << np.uint64(8)) | np.uint64(buf[j + k])
-            out[count] = packed
-            count += 1
+        if space:
+            if keep_space:
+                chars[n_chars] = packed
+                n_chars += 1
+            if in_word:
+                n_words = _word_end(word_hashes, n_words, h, h_last, h_tail, characters, lead,
+                                    buf[j - 1])
+                in_word = False
+        else:
+            chars[n_chars] = packed
+            n_chars += 1
+            if words:
+                if not in_word:
+                    in_word = True
+                    characters = 0
+                    lead = b
+                    h = h_tail = FNV_OFFSET
+                elif lead < 0x80 and _PUNCT[lead]:  # only needed after a punctuation lead
+                    for k in range(length):
+                        h_tail = fnv_step(h_tail, buf[j + k])
+                h_last = h
+                for k in range(length):
+                    h = fnv_step(h, buf[j + k])
+                characters += 1
         j += length
-    return count
+    if in_word:
+        n_words = _word_end(word_hashes, n_words, h, h_last, h_tail, characters, lead,
+                            buf[end - 1])
+    return n_chars, n_words
+
+
+@njit(cache=True, nogil=True)
+def _characters(buf, start, end, keep_space, out):
+    """Write each character of ``buf[start:end]`` to ``out``; return the count (for
+    :mod:`~fastbleu._kernels.pairwise`)."""
+    return _units(buf, start, end, keep_space, False, out, out)[0]
 
 
 @njit(cache=True, nogil=True)
 def _words(buf, start, end, out):
-    """Write one hash per chrF++ word of ``buf[start:end]`` to ``out``; return the count."""
-    count = 0
-    j = start
-    while j < end:
-        b = buf[j]
-        length = 1 if b < 0x80 else _utf8_length(b)
-        if _is_space(buf, j, length):
-            j += length
-            continue
-        first = j
-        characters = 0
-        while j < end:
-            b = buf[j]
-            length = 1 if b < 0x80 else _utf8_length(b)
-            if _is_space(buf, j, length):
-                break
-            characters += 1
-            j += length
-        last = buf[j - 1]
-        if characters > 1 and last < 0x80 and _PUNCT[last]:  # 'word.' -> 'word', '.'
-            out[count] = hash_bytes(buf, first, j - 1)
-            out[count + 1] = hash_bytes(buf, j - 1, j)
-            count += 2
-        elif characters > 1 and buf[first] < 0x80 and _PUNCT[buf[first]]:  # '(word'
-            out[count] = hash_bytes(buf, first, first + 1)
-            out[count + 1] = hash_bytes(buf, first + 1, j)
-            count += 2
-        else:
-            out[count] = hash_bytes(buf, first, j)
-            count += 1
-    return count
+    """Write one hash per chrF++ word of ``buf[start:end]`` to ``out``; return the count
+    (for :mod:`~fastbleu._kernels.pairwise`).
+
+    ``out`` also takes the characters :func:`_units` reads: a word's hashes
+    are written below the characters read so far and characters only ever
+    above, so no word hash is overwritten.
+    """
+    return _units(buf, start, end, False, True, out, out)[1]
 
 
 @njit(cache=True, nogil=True)
@@ -168,13 +220,16 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
     counted, -1 once that n-gram is not shared.  An ASCII character is its
     own unigram id (``direct`` stamps them); another unigram is found by its
     unit in a hashed table.  A longer n-gram is its prefix's id and its last
-    unit: the first continuation of each prefix is kept beside the prefix
-    (``next_unit``, ``next_id``), so most lookups are two array reads; any
-    other continuation goes to the hashed table, keyed by the prefix's id
-    and the unit (exact for characters).  ``tables`` is :func:`_scratch`'s.
+    unit: a prefix id below 128 with an ASCII character is a row of
+    ``pairs`` (stamp, id); otherwise the first continuation of each prefix
+    is kept beside the prefix (``next_unit``, ``next_id``), so most lookups
+    are two array reads, and any other continuation goes to the hashed
+    table, keyed by the prefix's id and the unit (exact for characters).
+    ``hit`` flags this order's ids the hypothesis has, ``seen`` the last
+    order's.  ``tables`` is :func:`_scratch`'s.
     """
-    (keys, stamps, slot_id, counts, hit, next_stamp, next_unit, next_id, hyp_id,
-     ref_id, direct) = tables
+    (keys, stamps, slot_id, counts, hit, seen, next_stamp, next_unit, next_id, hyp_id,
+     ref_id, direct, pairs) = tables
     bits = _MIN_BITS
     while (1 << bits) < 2 * n_ref:
         bits += 1
@@ -191,9 +246,10 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
             continue
         stamp += 1
         ids = _DIRECT if exact and m == 0 else 0
-        # The reference's n-grams whose two (n-1)-grams the hypothesis has.
-        for p in range(ref_total):
-            if m == 0:
+        # The reference's n-grams.  ``hit`` (this order's ids) and ``seen`` (the last
+        # order's: whether the hypothesis has that (n-1)-gram) take turns.
+        if m == 0:
+            for p in range(ref_total):
                 unit = ref[p]
                 if exact and unit < _DIRECT:  # an ASCII character is its own id
                     if direct[unit] == stamp:
@@ -203,36 +259,57 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                         counts[unit] = 1
                         hit[unit] = False
                     ref_id[p] = np.int64(unit)
+                else:
+                    ref_id[p], ids = _count(keys, stamps, slot_id, counts, hit, unit, stamp,
+                                            shift, mask, ids)
+        else:  # only where both (n-1)-grams are shared
+            prefix = ref_id[0]
+            shared = prefix >= 0 and seen[prefix]
+            for p in range(ref_total):
+                following = ref_id[p + 1]
+                shared_next = following >= 0 and seen[following]
+                if not (shared and shared_next):
+                    ref_id[p] = -1
+                    prefix = following
+                    shared = shared_next
                     continue
-                ref_id[p], ids = _count(keys, stamps, slot_id, counts, hit, unit, stamp, shift,
-                                        mask, ids)
-                continue
-            prefix = ref_id[p]
-            if prefix < 0 or ref_id[p + 1] < 0:
-                ref_id[p] = -1
-                continue
-            unit = ref[p + m]
-            if next_stamp[prefix] != stamp:  # the prefix's first continuation
-                next_stamp[prefix] = stamp
-                next_unit[prefix] = unit
-                ident = ids
-                next_id[prefix] = ident
-                counts[ident] = 1
-                hit[ident] = False
-                ids += 1
-            elif next_unit[prefix] == unit:
-                ident = next_id[prefix]
-                counts[ident] += 1
-            else:
-                ident, ids = _count(keys, stamps, slot_id, counts, hit,
-                                    _prefixed(prefix, unit, exact), stamp, shift, mask, ids)
-            ref_id[p] = ident
+                unit = ref[p + m]
+                if exact and prefix < _DIRECT and unit < _DIRECT:
+                    at_pair = 2 * ((prefix << 7) | np.int64(unit))  # small id, ASCII unit
+                    if pairs[at_pair] == stamp:
+                        ident = pairs[at_pair + 1]
+                        counts[ident] += 1
+                    else:
+                        pairs[at_pair] = stamp
+                        pairs[at_pair + 1] = ids
+                        ident = ids
+                        counts[ident] = 1
+                        hit[ident] = False
+                        ids += 1
+                elif next_stamp[prefix] != stamp:  # the prefix's first continuation
+                    next_stamp[prefix] = stamp
+                    next_unit[prefix] = unit
+                    ident = ids
+                    next_id[prefix] = ident
+                    counts[ident] = 1
+                    hit[ident] = False
+                    ids += 1
+                elif next_unit[prefix] == unit:
+                    ident = next_id[prefix]
+                    counts[ident] += 1
+                else:
+                    ident, ids = _count(keys, stamps, slot_id, counts, hit,
+                                        _prefixed(prefix, unit, exact), stamp, shift, mask,
+                                        ids)
+                ref_id[p] = ident
+                prefix = following
+                shared = shared_next
         # The hypothesis's n-grams: a match while the reference's count lasts.
         match = 0
-        for p in range(hyp_total):
-            ident = -1
-            if m == 0:
+        if m == 0:
+            for p in range(hyp_total):
                 unit = hyp[p]
+                ident = -1
                 if exact and unit < _DIRECT:
                     if direct[unit] == stamp:
                         ident = np.int64(unit)
@@ -240,29 +317,40 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                     slot = _find(keys, stamps, unit, stamp, shift, mask)
                     if stamps[slot] == stamp:
                         ident = slot_id[slot]
-            else:
-                prefix = hyp_id[p]
-                if prefix >= 0 and hyp_id[p + 1] >= 0 and next_stamp[prefix] == stamp:
+                hyp_id[p] = ident
+                if ident >= 0:
+                    hit[ident] = True
+                    if counts[ident] > 0:
+                        counts[ident] -= 1
+                        match += 1
+        else:
+            following = hyp_id[0]
+            for p in range(hyp_total):
+                prefix = following
+                following = hyp_id[p + 1]
+                ident = -1
+                if prefix >= 0 and following >= 0:
                     unit = hyp[p + m]
-                    if next_unit[prefix] == unit:
-                        ident = next_id[prefix]
-                    else:
-                        slot = _find(keys, stamps, _prefixed(prefix, unit, exact), stamp,
-                                     shift, mask)
-                        if stamps[slot] == stamp:
-                            ident = slot_id[slot]
-            hyp_id[p] = ident
-            if ident >= 0:
-                hit[ident] = True
-                if counts[ident] > 0:
-                    counts[ident] -= 1
-                    match += 1
+                    if exact and prefix < _DIRECT and unit < _DIRECT:
+                        at_pair = 2 * ((prefix << 7) | np.int64(unit))
+                        if pairs[at_pair] == stamp:
+                            ident = pairs[at_pair + 1]
+                    elif next_stamp[prefix] == stamp:
+                        if next_unit[prefix] == unit:
+                            ident = next_id[prefix]
+                        else:
+                            slot = _find(keys, stamps, _prefixed(prefix, unit, exact), stamp,
+                                         shift, mask)
+                            if stamps[slot] == stamp:
+                                ident = slot_id[slot]
+                hyp_id[p] = ident
+                if ident >= 0:
+                    hit[ident] = True
+                    if counts[ident] > 0:
+                        counts[ident] -= 1
+                        match += 1
         out[at + 2] = match
-        if m + 1 < orders:
-            for p in range(ref_total):
-                ident = ref_id[p]
-                if ident >= 0 and not hit[ident]:
-                    ref_id[p] = -1
+        hit, seen = seen, hit
     return stamp
 
 
@@ -275,10 +363,11 @@ def _scratch(units):
     n = units + 1 + _DIRECT  # ids: the ASCII characters' own, then one per n-gram
     return (np.empty(size, dtype=np.uint64), np.full(size, -1, dtype=np.int64),
             np.empty(size, dtype=np.int64), np.empty(n, dtype=np.int64),
-            np.empty(n, dtype=np.bool_), np.full(n, -1, dtype=np.int64),
-            np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_),
+            np.full(n, -1, dtype=np.int64), np.empty(n, dtype=np.uint64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
-            np.full(_DIRECT, -1, dtype=np.int64))
+            np.full(_DIRECT, -1, dtype=np.int64),
+            np.full(2 * _DIRECT * _DIRECT, -1, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True)
@@ -301,20 +390,17 @@ def _statistics_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end
     row = np.empty(width, dtype=np.int64)
     stamp = np.int64(0)
     for i in range(first, last):
-        n_hyp = _characters(hyp_data, hyp_start[i], hyp_end[i], whitespace, hyp_chars)
-        n_hyp_words = 0
-        if word_order > 0:
-            n_hyp_words = _words(hyp_data, hyp_start[i], hyp_end[i], hyp_words)
+        n_hyp, n_hyp_words = _units(hyp_data, hyp_start[i], hyp_end[i], whitespace,
+                                    word_order > 0, hyp_chars, hyp_words)
         best = -1.0
         for r in range(n_refs):
             if ref_start[r, i] < 0:  # a missing reference
                 continue
-            n_ref = _characters(ref_data, ref_start[r, i], ref_end[r, i], whitespace,
-                                ref_chars)
+            n_ref, n_ref_words = _units(ref_data, ref_start[r, i], ref_end[r, i], whitespace,
+                                        word_order > 0, ref_chars, ref_words)
             stamp = _match_orders(hyp_chars, n_hyp, ref_chars, n_ref, char_order, True,
                                   tables, stamp, row, 0)
             if word_order > 0:
-                n_ref_words = _words(ref_data, ref_start[r, i], ref_end[r, i], ref_words)
                 stamp = _match_orders(hyp_words, n_hyp_words, ref_words, n_ref_words,
                                       word_order, False, tables, stamp, row, 3 * char_order)
             if n_refs == 1:
