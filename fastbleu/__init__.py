@@ -23,6 +23,7 @@ __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "CHRF", "CHRFScore", "CHRFSigna
            "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter", "score_table",
            "significance", "__version__"]
 __all__ += ["NIST", "NISTScore", "NISTSignature"]
+__all__ += ["TokenIds"]
 
 _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
          "BLEUSignature": "metrics.bleu_score", "CHRF": "metrics.chrf",
@@ -34,6 +35,7 @@ _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
          "score_table": "tables.scoring"}
 _LAZY.update({"NIST": "metrics.nist", "NISTScore": "metrics.nist_score",
               "NISTSignature": "metrics.nist_score"})
+_LAZY["TokenIds"] = "token_ids"
 
 
 def __getattr__(name):
