@@ -74,8 +74,9 @@ def id_reference_streams(references, n_segments: int) -> list[TokenIds]:
     return streams
 
 
-def check_text_references(references) -> None:
-    """Refuse reference streams of token ids next to text hypotheses.
+def check_text_references(references, why: str = "the hypotheses are text; give both as "
+                          "token ids or both as strings") -> None:
+    """Refuse reference streams of token ids where text is needed (``why`` says why).
 
     Raises
     ------
@@ -85,8 +86,7 @@ def check_text_references(references) -> None:
     if isinstance(references, (list, tuple)):
         for r, stream in enumerate(references):
             if is_token_ids(stream):
-                raise TypeError(f"references[{r}] holds token ids but the hypotheses are "
-                                "text; give both as token ids or both as strings")
+                raise TypeError(f"references[{r}] holds token ids but {why}")
 
 
 def prepare_ids(hypotheses, references, lowercase: bool, cached: bool

@@ -122,10 +122,10 @@ def _from_tensor(value, name: str) -> _Part:
     array = _array(value, name)
     if array.ndim == 2:
         return _Part(array, None)
-    if array.ndim == 1:
-        raise ValueError(f"{name} is a 1-D array of ids: give its segment boundaries with "
-                         "fastbleu.TokenIds(values, offsets), or a 2-D (segments x length) "
-                         "array")
+    if array.ndim == 1:  # neither text nor segments
+        raise TypeError(f"{name} is a 1-D array of dtype {array.dtype}: text must be strings, "
+                        "and token ids need segment boundaries, fastbleu.TokenIds(values, "
+                        "offsets), or a 2-D (segments x length) array")
     raise ValueError(f"{name} must be a 2-D (segments x length) array of ids, got shape "
                      f"{array.shape}")
 
@@ -212,8 +212,9 @@ class TokenIds:
           equal length; drop the padding with ``pad_id``);
         * a pyarrow ``list<int>``/``large_list<int>`` Array or ChunkedArray
           (null lists are missing segments);
-        * a Python sequence with one list (tuple, 1-D array) of ints per
-          segment (``None``: a missing segment);
+        * a Python sequence (or numpy object array, pandas Series) with one
+          list (tuple, 1-D array) of ints per segment (``None``: missing);
+          a polars ``List`` Series;
         * another :class:`TokenIds`.
     offsets : array-like of int, optional
         ``n + 1`` non-decreasing offsets into ``values``: segment ``i`` is
@@ -334,7 +335,31 @@ class TokenIds:
         return Tokens(out[:base], start, count)
 
 
+def _unwrap(values):
+    """A pandas or polars Series as the Arrow array or numpy array it holds."""
+    module = _module(values)
+    if module == "polars" and hasattr(values, "to_arrow"):
+        return values.to_arrow()
+    if module == "pandas" and hasattr(values, "to_numpy"):
+        if type(values.dtype).__name__ == "ArrowDtype":
+            import pyarrow as pa
+
+            return pa.array(values)
+        return values.to_numpy()
+    return values
+
+
+def _first_present(values):
+    for row in values:
+        if row is not None:
+            return row
+    return None
+
+
 def _convert(values, name: str) -> list[_Part]:
+    values = _unwrap(values)
+    if isinstance(values, np.ndarray) and values.dtype.kind == "O" and values.ndim == 1:
+        return [_from_sequence(values, name)]  # one list or array per segment
     if isinstance(values, (str, bytes)):
         raise TypeError(f"{name} must be token ids, got a single {type(values).__name__}")
     if _module(values) == "pyarrow" and hasattr(values, "type"):
@@ -375,23 +400,36 @@ def as_token_ids(values, name: str, allow_null: bool = False) -> TokenIds:
 
 def is_token_ids(values) -> bool:
     """Whether ``values`` is meant as token ids rather than text (the form, not its contents:
-    ids in a wrong shape or dtype are then refused with a message, not read as text)."""
+    ids in a wrong shape or dtype are then refused with a message, not read as text).
+    Converts nothing: text columns are asked too."""
     if isinstance(values, TokenIds):
         return True
     if isinstance(values, (str, bytes)):
         return False
+    module = _module(values)
+    if module == "polars" and hasattr(values, "dtype"):
+        return type(values.dtype).__name__ in ("List", "Array")
+    if module == "pandas" and hasattr(values, "dtype"):
+        if getattr(values.dtype, "pyarrow_dtype", None) is not None:
+            return _is_arrow_list(values.dtype.pyarrow_dtype)
+        return values.dtype.kind == "O" and _is_row(_first_present(values))
+    if module == "pyarrow":
+        return hasattr(values, "type") and _is_arrow_list(values.type)
     if isinstance(values, np.ndarray):
+        if values.dtype.kind == "O" and values.ndim == 1:
+            return _is_row(_first_present(values))
         return values.dtype.kind not in "UOSV"
-    if _module(values) == "pyarrow":
-        import pyarrow as pa
-
-        kind = getattr(values, "type", None)
-        return kind is not None and (pa.types.is_list(kind) or pa.types.is_large_list(kind))
     if _has_dlpack(values):
         return True
-    if isinstance(values, (list, tuple)):
-        for row in values:
-            if row is not None:
-                return not isinstance(row, (str, bytes)) and (
-                    isinstance(row, (list, tuple, np.ndarray)) or _has_dlpack(row))
-    return False
+    return isinstance(values, (list, tuple)) and _is_row(_first_present(values))
+
+
+def _is_arrow_list(kind) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_list(kind) or pa.types.is_large_list(kind)
+
+
+def _is_row(row) -> bool:
+    """Whether a segment is token ids (a list, tuple, array or tensor) rather than text."""
+    return isinstance(row, (list, tuple, np.ndarray)) or _has_dlpack(row)

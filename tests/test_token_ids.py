@@ -13,6 +13,8 @@ from __future__ import annotations
 import pickle
 
 import numpy as np
+import pandas as pd
+import polars as pl
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -151,7 +153,17 @@ def forms(rows):
         "arrow chunks": pa.chunked_array([arrow.slice(0, 2), arrow.slice(2, 0),
                                           arrow.slice(2)]),
         "nested TokenIds": TokenIds(TokenIds(padded(rows, 99)), pad_id=99),
+        "object array": objects(rows),
+        "pandas": pd.Series(rows),
+        "pandas arrow": pd.Series(arrow, dtype=pd.ArrowDtype(arrow.type)),
+        "polars": pl.Series(rows),
     }
+
+
+def objects(rows):
+    out = np.empty(len(rows), dtype=object)
+    out[:] = [np.array(r, dtype=np.int64) for r in rows]
+    return out
 
 
 ROWS_H = [[1, 2, 3, 4], [], [5, 5, 5], [1, 2], [7, 8, 9, 1, 2, 3], [3]]
@@ -273,7 +285,7 @@ def test_ids_to_tokens():
     (TokenIds(np.arange(4), [0, 1, 2]), [[[1], [2], [3]]], ValueError,
      r"references\[0\] has 3 segments"),
     (np.zeros((2, 2, 2), dtype=int), [[[1], [2]]], ValueError, "hypotheses must be a 2-D"),
-    (np.arange(3), [[[1]]], ValueError, "hypotheses is a 1-D array of ids"),
+    (np.arange(3), [[[1]]], TypeError, "hypotheses is a 1-D array of dtype int64"),
     ([[1], None], [[[1], [2]]], ValueError, r"hypotheses\[1\] is missing"),
     ([[1]], [["1"]], TypeError, r"references\[0\] must be token ids"),
     ([[1]], [[1]], TypeError, r"references\[0\] must be token ids.*write \[refs\]"),
@@ -309,3 +321,5 @@ def test_lowercase_and_cached_text_references_are_refused():
         BLEU(lowercase=True).corpus_score(ROWS_H, [ROWS_R])
     with pytest.raises(TypeError, match="references given to the constructor are text"):
         BLEU(references=[["a"] * len(ROWS_H)]).corpus_score(ROWS_H, None)
+    with pytest.raises(TypeError, match="only text references are cached"):
+        BLEU(references=[ROWS_R])

@@ -117,6 +117,8 @@ class BLEU(Metric):
         self.seed = None
         self._ref_cache: References | None = None
         if references is not None:
+            check_text_references(references, "only text references are cached; pass token-id "
+                                  "references to each call")
             streams = reference_streams(references, None)
             self.num_refs = self._check_references(streams)
             self._ref_cache = References.cached(streams, self.tokenizer, self.lowercase)
