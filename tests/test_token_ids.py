@@ -142,6 +142,7 @@ def forms(rows):
         "int32 values": TokenIds(values.astype(np.int32), offsets.astype(np.int32)),
         "uint16 values": TokenIds(values.astype(np.uint16), offsets),
         "offset list": TokenIds(values, offsets.tolist()),
+        "offsets inside": TokenIds(np.r_[9, 9, values, 9].astype(np.int32), offsets + 2),
         "padded": TokenIds(padded(rows, 99), pad_id=99),
         "padded fortran": TokenIds(np.asfortranarray(padded(rows, 99)), pad_id=99),
         "padded int32": TokenIds(padded(rows, 99, np.int32), pad_id=99),
@@ -188,10 +189,13 @@ def test_plain_2d_arrays_and_batches_across_chunks():
                                   expected)
     chunked = pa.chunked_array([pa.array(ref[a:b].tolist(), pa.list_(pa.int64())) for a, b in
                                 ((0, 7), (7, 7), (7, 30), (30, 50))])
-    rows = np.concatenate(list(iter_id_statistics(as_token_ids(hyp, "h"),
-                                                  [as_token_ids(chunked, "r")],
-                                                  max_order=4, batch_size=4)))
-    np.testing.assert_array_equal(rows, expected)
+    values, offsets = flat(ref, np.int32)
+    inside = TokenIds(np.r_[7, values, 7], offsets + 1)
+    for refs in (chunked, inside):
+        rows = np.concatenate(list(iter_id_statistics(as_token_ids(hyp, "h"),
+                                                      [as_token_ids(refs, "r")],
+                                                      max_order=4, batch_size=4)))
+        np.testing.assert_array_equal(rows, expected)
 
 
 def test_missing_references():
