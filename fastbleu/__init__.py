@@ -5,6 +5,8 @@ The pipeline, one stage a module or subpackage::
     text.py, files.py   inputs -> UTF-8 columns (Arrow-style buffers)
     tokenizers/         tokenizer names -> kernels or Python line tokenizers
     statistics.py       columns -> token hashes -> per-segment statistics (kernels)
+    token_ids.py,       token ids (lists, numpy, Arrow, DLPack) -> token hashes, no
+      id_statistics.py  tokenizer -> the same statistics (``TokenIds``)
     metrics/            the metric seam: statistics -> formula -> score and signature
     resampling.py       seeds, sacrebleu's draws, bootstrap and randomization engines
     significance.py     confidence intervals, paired bootstrap, approximate randomization
