@@ -7,8 +7,11 @@ reused scratch and counted by the same kernel
 bounded by the batch and the statistics are those of the ids as
 space-separated words under ``tokenize="none"``.
 
-:func:`ids_to_tokens` is the entry point for other code that takes ids
-(a whole column as :class:`~fastbleu.statistics.Tokens`).
+A metric takes ids in two steps: :func:`id_inputs` in its input preparation
+(None for text), then :func:`iter_statistics` / :func:`compute_statistics`,
+which run the text or the id loop as the hypotheses are text or ids.
+:func:`ids_to_tokens` is the entry point for other code that takes ids (a
+whole column as :class:`~fastbleu.statistics.Tokens`).
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from . import statistics as text_statistics
 from ._kernels.counting import REF_CLOSEST, row_width, segment_statistics
 from .statistics import BATCH_SIZE, HashBuffer, References, Tokens
-from .token_ids import TokenIds, as_token_ids, is_token_ids
+from .token_ids import IDS_SIGNATURE, TokenIds, as_token_ids, is_token_ids
 
 
 def ids_to_tokens(values, name: str = "hypotheses", allow_null: bool = False) -> Tokens:
@@ -42,6 +46,30 @@ def ids_to_tokens(values, name: str = "hypotheses", allow_null: bool = False) ->
         Whether missing segments are allowed (references) or refused.
     """
     return as_token_ids(values, name, allow_null).tokens()
+
+
+def metric_id_tokens(metric, values, name: str) -> Tokens | None:
+    """``values`` as :class:`Tokens` if they are token ids (recording ``tok:ids`` on the
+    metric, as :func:`id_inputs` does), or None for text: pool and Self-BLEU inputs.
+
+    Raises
+    ------
+    ValueError
+        With ``metric.lowercase``, or for malformed ids.
+    """
+    if not is_token_ids(values):
+        return None
+    _check_case(metric.lowercase)
+    tokens = ids_to_tokens(values, name)
+    metric.input_tokenizer_signature = IDS_SIGNATURE
+    return tokens
+
+
+def _check_case(lowercase: bool) -> None:
+    if lowercase:
+        raise ValueError("lowercase=True does not apply to token ids (ids have no case); "
+                         "score them with BLEU(lowercase=False), or lowercase the text "
+                         "before tokenizing it")
 
 
 def id_reference_streams(references, n_segments: int) -> list[TokenIds]:
@@ -89,8 +117,7 @@ def check_text_references(references, why: str = "the hypotheses are text; give 
                 raise TypeError(f"references[{r}] holds token ids but {why}")
 
 
-def prepare_ids(hypotheses, references, lowercase: bool, cached: bool
-                ) -> tuple[TokenIds, list[TokenIds]]:
+def prepare_ids(hypotheses, references, lowercase: bool) -> tuple[TokenIds, list[TokenIds]]:
     """A metric's arguments as token ids: the hypotheses and the reference streams.
 
     Raises
@@ -101,17 +128,37 @@ def prepare_ids(hypotheses, references, lowercase: bool, cached: bool
         If the references are missing (text references cached by the
         constructor do not serve ids) or not token ids.
     """
-    if lowercase:
-        raise ValueError("lowercase=True does not apply to token ids (ids have no case); "
-                         "score them with BLEU(lowercase=False), or lowercase the text "
-                         "before tokenizing it")
+    _check_case(lowercase)
     hyps = as_token_ids(hypotheses, "hypotheses")
     if references is None:
-        what = "the references given to the constructor are text" if cached else \
-            "no references were given"
-        raise TypeError(f"token-id hypotheses need token-id references and {what}; pass "
-                        "the references to this call")
+        raise TypeError("token-id hypotheses need token-id references, given to this call "
+                        "(references cached by the metric's constructor are text only)")
     return hyps, id_reference_streams(references, len(hyps))
+
+
+def id_inputs(metric, hypotheses, references, check_references
+              ) -> tuple[TokenIds, list[TokenIds]] | None:
+    """A metric's arguments as token ids, or None when the hypotheses are text.
+
+    Records the signature's ``tok`` field of this input on the metric
+    (``input_tokenizer_signature``: ``"ids"``, or the metric's tokenizer's
+    for text) and, for ids, ``num_refs`` from ``check_references(streams)``
+    (the metric's own check of reference presence).
+
+    Raises
+    ------
+    TypeError, ValueError
+        As :func:`prepare_ids` does; for text hypotheses, if a reference
+        stream is token ids.
+    """
+    if not is_token_ids(hypotheses):
+        check_text_references(references)
+        metric.input_tokenizer_signature = metric.tokenizer_signature
+        return None
+    hyps, streams = prepare_ids(hypotheses, references, metric.lowercase)
+    metric.num_refs = check_references(streams)
+    metric.input_tokenizer_signature = IDS_SIGNATURE
+    return hyps, streams
 
 
 def reference_tokens(streams: list[TokenIds], first: int, last: int,
@@ -158,3 +205,25 @@ def compute_id_statistics(hypotheses: TokenIds, references: list[TokenIds], toke
     if not batches:
         return np.zeros((0, row_width(max_order)), dtype=np.int64)
     return np.concatenate(batches) if len(batches) > 1 else batches[0]
+
+
+def iter_statistics(hypotheses, references, tokenizer, lowercase: bool, max_order: int,
+                    batch_size: int = BATCH_SIZE,
+                    buffers: tuple[HashBuffer, HashBuffer] | None = None,
+                    ref_length: int = REF_CLOSEST) -> Iterator[np.ndarray]:
+    """:func:`fastbleu.statistics.iter_statistics` for text, :func:`iter_id_statistics`
+    for :class:`TokenIds` hypotheses (same arguments)."""
+    run = iter_id_statistics if isinstance(hypotheses, TokenIds) else \
+        text_statistics.iter_statistics
+    return run(hypotheses, references, tokenizer, lowercase, max_order, batch_size, buffers,
+               ref_length)
+
+
+def compute_statistics(hypotheses, references, tokenizer, lowercase: bool, max_order: int,
+                       buffers: tuple[HashBuffer, HashBuffer] | None = None,
+                       ref_length: int = REF_CLOSEST) -> np.ndarray:
+    """:func:`fastbleu.statistics.compute_statistics` for text, :func:`compute_id_statistics`
+    for :class:`TokenIds` hypotheses (same arguments)."""
+    run = compute_id_statistics if isinstance(hypotheses, TokenIds) else \
+        text_statistics.compute_statistics
+    return run(hypotheses, references, tokenizer, lowercase, max_order, buffers, ref_length)

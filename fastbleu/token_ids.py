@@ -8,9 +8,9 @@ kernels read (:mod:`fastbleu._kernels.ids`), batch by batch.  Scores equal
 those of the ids joined by spaces and scored with ``tokenize="none"``.
 
 ``BLEU.corpus_score``, ``sentence_scores`` and ``segment_statistics`` (and
-so an accumulator's ``update``) take any of the forms :class:`TokenIds`
-takes directly; wrap them in :class:`TokenIds` for offsets, padding and
-end-of-sequence ids.
+so an accumulator's ``update``), ``pool_scores`` and ``self_scores`` take any
+of the forms :class:`TokenIds` takes directly; wrap them in :class:`TokenIds`
+for offsets, padding and end-of-sequence ids.
 """
 
 from __future__ import annotations

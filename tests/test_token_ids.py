@@ -210,6 +210,23 @@ def test_missing_references():
         assert bleu.num_refs == -1
 
 
+@SETTINGS
+@given(hyps=st.lists(row, max_size=6), pool=st.lists(row, min_size=2, max_size=6),
+       opts=options)
+def test_pool_and_self_scores_of_ids(hyps, pool, opts):
+    ids_metric, text = BLEU(**opts), text_metric(**opts)
+    np.testing.assert_array_equal(ids_metric.pool_statistics(hyps, TokenIds(pool)),
+                                  text.pool_statistics(joined(hyps), joined(pool)))
+    np.testing.assert_array_equal(ids_metric.self_scores(pool),
+                                  text.self_scores(joined(pool)))
+    assert ids_metric.input_tokenizer_signature == "ids"
+
+
+def test_pool_refuses_text_with_ids():
+    with pytest.raises(TypeError, match="must both be text or both token ids"):
+        BLEU().pool_scores([[1, 2]], ["1 2"])
+
+
 # -- padding and end of sequence ----------------------------------------------------------
 
 PAD, EOS = 0, 1
@@ -323,7 +340,7 @@ def test_bad_token_ids(make, error, message):
 def test_lowercase_and_cached_text_references_are_refused():
     with pytest.raises(ValueError, match="lowercase=True does not apply to token ids"):
         BLEU(lowercase=True).corpus_score(ROWS_H, [ROWS_R])
-    with pytest.raises(TypeError, match="references given to the constructor are text"):
+    with pytest.raises(TypeError, match="cached by the metric's constructor are text only"):
         BLEU(references=[["a"] * len(ROWS_H)]).corpus_score(ROWS_H, None)
-    with pytest.raises(TypeError, match="only text references are cached"):
+    with pytest.raises(TypeError):  # the constructor caches text references only
         BLEU(references=[ROWS_R])
