@@ -8,8 +8,8 @@ bounded by the batch and the statistics are those of the ids as
 space-separated words under ``tokenize="none"``.
 
 A metric takes ids in two steps: :func:`id_inputs` in its input preparation
-(None for text), then :func:`iter_statistics` / :func:`compute_statistics`,
-which run the text or the id loop as the hypotheses are text or ids.
+(None for text), then :func:`iter_statistics`, which runs the text or the id
+loop as the hypotheses are text or ids.
 :func:`ids_to_tokens` is the entry point for other code that takes ids (a
 whole column as :class:`~fastbleu.statistics.Tokens`).
 """
@@ -21,8 +21,9 @@ from collections.abc import Iterator
 import numpy as np
 
 from . import statistics as text_statistics
-from ._kernels.counting import REF_CLOSEST, row_width, segment_statistics
-from .statistics import BATCH_SIZE, HashBuffer, References, Tokens
+from ._native import segment_statistics
+from ._native.codes import REF_CLOSEST, row_width
+from .statistics import KERNEL_BATCH_SIZE, HashBuffer, References, Tokens
 from .token_ids import IDS_SIGNATURE, TokenIds, as_token_ids, is_token_ids
 
 
@@ -175,7 +176,7 @@ def reference_tokens(streams: list[TokenIds], first: int, last: int,
 
 def iter_id_statistics(hypotheses: TokenIds, references: list[TokenIds], tokenizer=None,
                        lowercase: bool = False, max_order: int = 4,
-                       batch_size: int = BATCH_SIZE,
+                       batch_size: int = KERNEL_BATCH_SIZE,
                        buffers: tuple[HashBuffer, HashBuffer] | None = None,
                        ref_length: int = REF_CLOSEST) -> Iterator[np.ndarray]:
     """Yield the statistics rows of consecutive batches of id segments.
@@ -208,7 +209,7 @@ def compute_id_statistics(hypotheses: TokenIds, references: list[TokenIds], toke
 
 
 def iter_statistics(hypotheses, references, tokenizer, lowercase: bool, max_order: int,
-                    batch_size: int = BATCH_SIZE,
+                    batch_size: int = KERNEL_BATCH_SIZE,
                     buffers: tuple[HashBuffer, HashBuffer] | None = None,
                     ref_length: int = REF_CLOSEST) -> Iterator[np.ndarray]:
     """:func:`fastbleu.statistics.iter_statistics` for text, :func:`iter_id_statistics`
@@ -218,12 +219,3 @@ def iter_statistics(hypotheses, references, tokenizer, lowercase: bool, max_orde
     return run(hypotheses, references, tokenizer, lowercase, max_order, batch_size, buffers,
                ref_length)
 
-
-def compute_statistics(hypotheses, references, tokenizer, lowercase: bool, max_order: int,
-                       buffers: tuple[HashBuffer, HashBuffer] | None = None,
-                       ref_length: int = REF_CLOSEST) -> np.ndarray:
-    """:func:`fastbleu.statistics.compute_statistics` for text, :func:`compute_id_statistics`
-    for :class:`TokenIds` hypotheses (same arguments)."""
-    run = compute_id_statistics if isinstance(hypotheses, TokenIds) else \
-        text_statistics.compute_statistics
-    return run(hypotheses, references, tokenizer, lowercase, max_order, buffers, ref_length)

@@ -198,6 +198,17 @@ def test_plain_2d_arrays_and_batches_across_chunks():
         np.testing.assert_array_equal(rows, expected)
 
 
+def test_python_lists_longer_than_a_batch():
+    from fastbleu.statistics import BATCH_SIZE
+
+    rows = np.arange(2 * (BATCH_SIZE + 3)).reshape(-1, 2) % 7
+    hyps, refs = rows.tolist(), rows[:, ::-1].tolist()
+    bleu = BLEU()
+    np.testing.assert_array_equal(bleu.segment_statistics(hyps, [refs]),
+                                  BLEU().segment_statistics(rows, [rows[:, ::-1]]))
+    assert str(bleu.corpus_score(hyps, [refs])) == str(BLEU().corpus_score(rows, [rows[:, ::-1]]))
+
+
 def test_missing_references():
     refs_b = [None, [4], None, [1, 2], None, [3, 3]]
     expected = text_metric().segment_statistics(joined(ROWS_H), [joined(ROWS_R), joined(refs_b)])
@@ -342,5 +353,5 @@ def test_lowercase_and_cached_text_references_are_refused():
         BLEU(lowercase=True).corpus_score(ROWS_H, [ROWS_R])
     with pytest.raises(TypeError, match="cached by the metric's constructor are text only"):
         BLEU(references=[["a"] * len(ROWS_H)]).corpus_score(ROWS_H, None)
-    with pytest.raises(TypeError):  # the constructor caches text references only
+    with pytest.raises(TypeError, match="only text references are cached"):
         BLEU(references=[ROWS_R])
