@@ -20,8 +20,10 @@ from itertools import chain
 
 import numpy as np
 
-from ._kernels.ids import NEGATIVE_ID, hash_ids
 from .statistics import Tokens
+
+# The hashing kernel (:mod:`fastbleu._kernels.ids`) is imported when ids are hashed: text
+# input, even through code that asks whether its input is ids, never starts numba.
 
 #: The ``tok`` field of the signature of scores of token ids.
 IDS_SIGNATURE = "ids"
@@ -312,6 +314,8 @@ class TokenIds:
         ValueError
             If a segment keeps a negative id (the message names the segment).
         """
+        from ._kernels.ids import NEGATIVE_ID, hash_ids
+
         last = len(self) if last is None else last
         if out is None:
             out = np.empty(self.span(first, last), dtype=np.uint64)
