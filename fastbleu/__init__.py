@@ -5,6 +5,8 @@ The pipeline, one stage a module or subpackage::
     text.py, files.py   inputs -> UTF-8 columns (Arrow-style buffers)
     tokenizers/         tokenizer names -> kernels or Python line tokenizers
     statistics.py       columns -> token hashes -> per-segment statistics (kernels)
+    token_ids.py,       token ids (lists, numpy, Arrow, DLPack) -> token hashes, no
+      id_statistics.py  tokenizer -> the same statistics (``TokenIds``)
     metrics/            the metric seam: statistics -> formula -> score and signature
     resampling.py       seeds, sacrebleu's draws, bootstrap and randomization engines
     significance.py     confidence intervals, paired bootstrap, approximate randomization
@@ -23,6 +25,7 @@ __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "CHRF", "CHRFScore", "CHRFSigna
            "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter", "score_table",
            "significance", "__version__"]
 __all__ += ["NIST", "NISTScore", "NISTSignature"]
+__all__ += ["TokenIds"]
 
 _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
          "BLEUSignature": "metrics.bleu_score", "CHRF": "metrics.chrf",
@@ -34,6 +37,7 @@ _LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
          "score_table": "tables.scoring"}
 _LAZY.update({"NIST": "metrics.nist", "NISTScore": "metrics.nist_score",
               "NISTSignature": "metrics.nist_score"})
+_LAZY["TokenIds"] = "token_ids"
 
 
 def __getattr__(name):

@@ -89,6 +89,9 @@ class Accumulator:
         # References per segment of empty pieces: sacrebleu's nrefs of an empty corpus is
         # its number of streams, which must not outvote a piece that has segments.
         self._empty_num_refs: int | None = None
+        # The signature's tok field of the input added (BLEU: "ids" for token ids), if the
+        # metric records one; text and ids are not mixed in one sum.
+        self._input_signature: str | None = None
 
     # -- building it up ------------------------------------------------------------------
 
@@ -127,6 +130,7 @@ class Accumulator:
                              "was made; make a new accumulator for the new options")
         rows = metric.segment_statistics(hypotheses, references)
         if rows.shape[0]:
+            self._add_input_signature(getattr(metric, "input_tokenizer_signature", None))
             self._total += rows.sum(axis=0)
             self.n_segments += int(rows.shape[0])
             self.num_refs = _merged_num_refs(self.num_refs, metric.num_refs)
@@ -151,12 +155,22 @@ class Accumulator:
                 other.formula != self.formula:
             raise ValueError(f"cannot merge accumulators of different metrics or options: "
                              f"{self.key} {self.options} vs {other.key} {other.options}")
+        self._add_input_signature(other._input_signature)
         self._total += other._total
         self.n_segments += other.n_segments
         self.num_refs = _merged_num_refs(self.num_refs, other.num_refs)
         if self._empty_num_refs is None:
             self._empty_num_refs = other._empty_num_refs
         return self
+
+    def _add_input_signature(self, signature: str | None) -> None:
+        if signature is None:
+            return
+        if self._input_signature is not None and signature != self._input_signature:
+            raise ValueError(f"cannot add input tokenized as '{signature}' to an accumulator "
+                             f"of input tokenized as '{self._input_signature}' (token ids "
+                             "and text do not mix)")
+        self._input_signature = signature
 
     def __iadd__(self, other: Accumulator) -> Accumulator:
         return self.merge(other)
@@ -180,7 +194,7 @@ class Accumulator:
         if num_refs is None:
             raise ValueError("Number of references unknown, please update the accumulator "
                              "first.")
-        return self.metric.signature(num_refs)
+        return self.metric.signature(num_refs, getattr(self, "_input_signature", None))
 
     # -- pickling ------------------------------------------------------------------------------
 

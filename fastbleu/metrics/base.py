@@ -314,6 +314,9 @@ class Metric(ABC):
     #: (BLEU); ``None`` for one without that choice (chrF reads characters, TER always
     #: uses Tercom's): such a column is then refused.
     tokenizer = None
+    #: The signature's ``tok`` field of the last input (BLEU: ``"ids"`` after token ids, its
+    #: tokenizer's after text), recorded as ``num_refs`` is; None if the metric has none.
+    input_tokenizer_signature: str | None = None
     #: The most references a segment may have (None: no limit).
     max_references: int | None = None
 

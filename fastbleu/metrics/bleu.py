@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._native.codes import MAX_AVERAGED_REFERENCES
+from ..id_statistics import check_text_references, id_inputs
 from ..statistics import References, check_references, compute_statistics, reference_presence
 from ..text import TextColumn, as_text_column
 from ..tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
@@ -117,6 +118,8 @@ class BLEU(Metric):
         self.seed = None
         self._ref_cache: References | None = None
         if references is not None:
+            check_text_references(references, "only text references are cached; pass token-id "
+                                  "references to each call")
             streams = reference_streams(references, None)
             self.num_refs = self._check_references(streams)
             self._ref_cache = References.cached(streams, self.tokenizer, self.lowercase)
@@ -146,6 +149,8 @@ class BLEU(Metric):
     # -- statistics --------------------------------------------------------------------
 
     def _prepare(self, hypotheses, references):
+        if (ids := id_inputs(self, hypotheses, references, self._check_references)) is not None:
+            return ids  # token ids, the tokens themselves (fastbleu.token_ids)
         hyps = as_text_column(hypotheses, "hypotheses")
         if references is not None:  # given, even empty: never fall back to the cache
             streams = reference_streams(references, len(hyps))
@@ -170,8 +175,8 @@ class BLEU(Metric):
         Parameters
         ----------
         hypotheses : sequence of str or a string column
-            One hypothesis per segment.
-        references : list of sequences of str, optional
+            One hypothesis per segment, or token ids (:class:`fastbleu.TokenIds`).
+        references : list of sequences of str (or of token ids), optional
             Reference streams, each as long as ``hypotheses``; ``None``
             entries are missing references.  Defaults to the cached ones.
 
@@ -254,10 +259,10 @@ class BLEU(Metric):
             References per segment, ``-1`` when it varies (sacrebleu's ``var``).
         tokenizer_signature : str, optional
             The ``tok`` field, when rows were tokenized otherwise than by this
-            metric's tokenizer (a table's tokenizer column); default its own.
+            metric's tokenizer (a table's tokenizer column); default the last input's.
         """
         if tokenizer_signature is None:
-            tokenizer_signature = self.tokenizer_signature
+            tokenizer_signature = self.input_tokenizer_signature or self.tokenizer_signature
         return BLEUSignature(num_refs, self.lowercase, tokenizer_signature,
                              self.formula.signature_fields(), self.n_bootstrap, self.seed)
 
@@ -268,8 +273,8 @@ class BLEU(Metric):
 
         Parameters
         ----------
-        hypotheses : sequence of str or a string column
-        references : list of sequences of str, or None
+        hypotheses : sequence of str or a string column, or token ids (``TokenIds``)
+        references : list of sequences of str (or of token ids), or None
             Reference streams (``None`` entries are missing references), or
             ``None`` for the cached ones.
         n_bootstrap : int

@@ -16,8 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..statistics import BATCH_SIZE, HashBuffer, iter_statistics
+from ..id_statistics import iter_statistics  # text, or token ids (fastbleu.token_ids)
+from ..statistics import BATCH_SIZE, HashBuffer
 from ..text import TextColumn
+from ..token_ids import is_token_ids
 from .inputs import list_batches
 
 logger = logging.getLogger("fastbleu")
@@ -33,7 +35,8 @@ def warn_if_tokenized(metric, hyps: TextColumn, n: int | None = None, tokenized:
     the batches before it; the warning comes once the count of all of them
     reaches 100.  Returns the count so far.
     """
-    if metric._force or (len(hyps) if n is None else n) < TOKENIZED_PERIODS:
+    if metric._force or (len(hyps) if n is None else n) < TOKENIZED_PERIODS or \
+            not isinstance(hyps, TextColumn):
         return tokenized
     starts, ends = hyps.offsets[:-1], hyps.offsets[1:]
     ends = ends[ends - starts >= 2]
@@ -51,9 +54,10 @@ def warn_if_tokenized(metric, hyps: TextColumn, n: int | None = None, tokenized:
 def statistics_batches(metric, hypotheses, references) -> Iterator[np.ndarray]:
     """Yield the statistics rows of ``metric`` (a :class:`~fastbleu.BLEU`) batch by batch."""
     formula = metric.formula
-    batches = list_batches(hypotheses, references, BATCH_SIZE, metric._check_references,
-                           lambda: metric._prepare(hypotheses, references),
-                           lambda num_refs: setattr(metric, "num_refs", num_refs))
+    batches = None if is_token_ids(hypotheses) else \
+        list_batches(hypotheses, references, BATCH_SIZE, metric._check_references,
+                     lambda: metric._prepare(hypotheses, references),
+                     lambda num_refs: setattr(metric, "num_refs", num_refs))
     buffers = (HashBuffer(), HashBuffer())
 
     def rows_of(hyps, refs) -> list[np.ndarray]:

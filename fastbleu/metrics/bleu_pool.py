@@ -28,6 +28,7 @@ import numpy as np
 
 from .._kernels.counting import REF_CLOSEST, REF_SHORTEST, row_width
 from .._kernels.pool import PART_RECORDS, pool_matches
+from ..id_statistics import metric_id_tokens
 from ..statistics import References, Tokens
 from ..text import as_text_column
 
@@ -160,7 +161,12 @@ def self_rows(sentences: Tokens, max_order: int, ref_length: int = REF_CLOSEST,
 
 
 def text_tokens(bleu, values, name: str) -> Tokens:
-    """``values`` (strings) tokenized as ``bleu`` tokenizes, compacted batch by batch."""
+    """``values`` (strings) tokenized as ``bleu`` tokenizes, compacted batch by batch; or
+    token ids (:class:`fastbleu.TokenIds` and the forms it takes), hashed."""
+    ids = metric_id_tokens(bleu, values, name)
+    if ids is not None:
+        return ids
+    bleu.input_tokenizer_signature = bleu.tokenizer_signature
     column = as_text_column(values, name)
     refs = References.cached([column], bleu.tokenizer, bleu.lowercase)
     return Tokens(refs.hashes, np.ascontiguousarray(refs.start[0]),
@@ -181,7 +187,10 @@ def pool_statistics(bleu, hypotheses, pool) -> np.ndarray:
         raise TypeError("pool must be a sequence of reference strings, got a single str")
     code = _ref_length_code(bleu)
     hyps = text_tokens(bleu, hypotheses, "hypotheses")
+    kind = bleu.input_tokenizer_signature
     refs = text_tokens(bleu, pool, "pool")
+    if bleu.input_tokenizer_signature != kind and hyps.count.size:
+        raise TypeError("hypotheses and pool must both be text or both token ids")
     return pool_rows(hyps, refs, bleu.formula.max_order, code)
 
 
