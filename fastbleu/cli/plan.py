@@ -129,8 +129,9 @@ def metric_options(args, bleu_options: dict) -> list[tuple[str, dict]]:
             "lowercase": args.chrf_lowercase, "eps_smoothing": args.chrf_eps_smoothing}
     ter = {"case_sensitive": args.ter_case_sensitive, "asian_support": args.ter_asian_support,
            "no_punct": args.ter_no_punct, "normalized": args.ter_normalized}
-    options = {"bleu": bleu_options, "chrf": chrf, "ter": ter, "nist": nist_options(args,
-                                                                                   bleu_options)}
+    options = {"bleu": bleu_options, "chrf": chrf, "ter": ter}
+    if "nist" in args.metrics:  # its options import the tokenizers: only when asked
+        options["nist"] = nist_options(args, bleu_options)
     if args.sentence_level:  # sacrebleu's -sl scores BLEU with effective order
         options["bleu"] = {**bleu_options, "effective_order": True}
     names = list(dict.fromkeys(args.metrics))
