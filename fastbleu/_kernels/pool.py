@@ -43,9 +43,11 @@ collision among ``D`` distinct n-grams of one order has probability about
 ``D**2 / 2**65`` (1e-5 for 2e7 distinct 4-grams).
 """
 
+import numba
 import numpy as np
 from numba import njit
 
+from . import threads
 from .hashing import extend_key, table_slot
 
 _KEY = 0  # the n-gram key's bits
@@ -137,6 +139,98 @@ def _partition(keys, base, count, m, part_bits, alive):
 
 
 @njit(cache=True, nogil=True)
+def _count_parts(table, bits, stamp, pool_bounds, pool_rk, pool_rs, hyp_bounds, hyp_rk, hyp_rs,
+                 alive, n_pool, leave_one_out, matches, first, last):
+    """Add the clipped matches of partitions ``first:last`` to ``matches``.
+
+    ``table`` (``2**bits`` rows) is this caller's own scratch; rows stamped
+    ``<= stamp`` are free.  Returns the table (grown, maybe), its bits and
+    the last stamp used.
+    """
+    for q in range(first, last):
+        stamp += 1
+        used = 0
+        for r in range(pool_bounds[q], pool_bounds[q + 1]):
+            key = pool_rk[r]
+            j = pool_rs[r]
+            slot = _find(table, bits, key, stamp)
+            if table[slot, _STAMP] != stamp:
+                table[slot, _STAMP] = stamp
+                table[slot, _KEY] = np.int64(key)
+                table[slot, _TOP] = 1
+                table[slot, _HOLDER] = j
+                table[slot, _SECOND] = 0
+                table[slot, _LAST] = j
+                table[slot, _RUN] = 1
+                used += 1
+                if 8 * used > 5 * (1 << bits):
+                    table = _grown(table, bits, stamp)
+                    bits += 1
+                continue
+            # This sentence's count so far, then the top two counts with it.
+            if table[slot, _LAST] == j:
+                table[slot, _RUN] += 1
+            else:
+                table[slot, _LAST] = j
+                table[slot, _RUN] = 1
+            run = table[slot, _RUN]
+            if run > table[slot, _TOP]:
+                if table[slot, _HOLDER] != j:
+                    table[slot, _SECOND] = table[slot, _TOP]
+                    table[slot, _HOLDER] = j
+                table[slot, _TOP] = run
+            elif table[slot, _HOLDER] != j and run > table[slot, _SECOND]:
+                table[slot, _SECOND] = run
+
+        for r in range(hyp_bounds[q], hyp_bounds[q + 1]):
+            i = hyp_rs[r]
+            if not alive[i]:
+                continue  # no (m-1)-gram matched, so no m-gram can
+            slot = _find(table, bits, hyp_rk[r], stamp)
+            if table[slot, _STAMP] != stamp:
+                continue  # no pool sentence has this n-gram
+            clip = table[slot, _TOP]
+            if leave_one_out and table[slot, _HOLDER] == i:
+                clip = table[slot, _SECOND]
+            running = n_pool + i  # never a pool sentence's number
+            if table[slot, _LAST] == running:
+                table[slot, _RUN] += 1
+            else:
+                table[slot, _LAST] = running
+                table[slot, _RUN] = 1
+            if table[slot, _RUN] <= clip:
+                matches[i] += 1
+    return table, bits, stamp
+
+
+@njit(cache=True, nogil=True)
+def _order_records(pool_keys, pool_base, pool_hashes, pool_start, pool_count, hyp_keys,
+                   hyp_base, hyp_hashes, hyp_start, hyp_count, m, leave_one_out, alive,
+                   part_records):
+    """Extend the keys to order ``m`` and partition its occurrences (pool, then hypotheses)."""
+    if m > 0:
+        _extend(pool_keys, pool_base, pool_hashes, pool_start, pool_count, m)
+        if not leave_one_out:
+            _extend(hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m)
+    total = 0
+    for j in range(pool_count.size):
+        total += max(pool_count[j] - m, 0)
+    part_bits = 0
+    while (total >> part_bits) > part_records:
+        part_bits += 1
+    every = np.ones(pool_count.size, dtype=np.bool_)
+    pool_bounds, pool_rk, pool_rs = _partition(pool_keys, pool_base, pool_count, m, part_bits,
+                                               every)
+    if leave_one_out:
+        return pool_bounds, pool_rk, pool_rs, pool_bounds, pool_rk, pool_rs
+    hyp_bounds, hyp_rk, hyp_rs = _partition(hyp_keys, hyp_base, hyp_count, m, part_bits, alive)
+    return pool_bounds, pool_rk, pool_rs, hyp_bounds, hyp_rk, hyp_rs
+
+
+#: Fewest partitions of an order worth splitting between threads (32768 occurrences by default).
+PARALLEL_PARTS = 8
+
+
 def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool_count,
                  max_order, leave_one_out, out, part_records=PART_RECORDS):
     """Write the clipped matches of every hypothesis to ``out[i, 2:2 + max_order]``.
@@ -147,94 +241,40 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
     leave sentence ``i`` out.  Counts must be >= 0.  Other columns of ``out``
     are not touched.  ``part_records`` is the partitions' target size (tests
     lower it to cut small inputs into many partitions).
+
+    The partitions of an order are independent, so large orders are split
+    between the threads of :mod:`.threads` (each with its own table and match
+    counts, summed afterwards: the same integers in any order).
     """
     n_hyp = hyp_count.size
-    n_pool = pool_count.size
     pool_keys, pool_base = _compact_keys(pool_hashes, pool_start, pool_count)
     if leave_one_out:
         hyp_keys, hyp_base = pool_keys, pool_base
     else:
         hyp_keys, hyp_base = _compact_keys(hyp_hashes, hyp_start, hyp_count)
-    every = np.ones(n_pool, dtype=np.bool_)
     alive = np.ones(n_hyp, dtype=np.bool_)  # has a match of the previous order
-    matches = np.zeros(n_hyp, dtype=np.int64)
-    bits = _MIN_BITS
-    table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
-    stamp = 0
-
+    scratch = []  # per thread: [table, bits, stamp]
     for m in range(max_order):
-        if m > 0:
-            _extend(pool_keys, pool_base, pool_hashes, pool_start, pool_count, m)
-            if not leave_one_out:
-                _extend(hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m)
-        total = 0
-        for j in range(n_pool):
-            total += max(pool_count[j] - m, 0)
-        part_bits = 0
-        while (total >> part_bits) > part_records:
-            part_bits += 1
-        pool_bounds, pool_rk, pool_rs = _partition(pool_keys, pool_base, pool_count, m,
-                                                   part_bits, every)
-        if leave_one_out:
-            hyp_bounds, hyp_rk, hyp_rs = pool_bounds, pool_rk, pool_rs
-        else:
-            hyp_bounds, hyp_rk, hyp_rs = _partition(hyp_keys, hyp_base, hyp_count, m,
-                                                    part_bits, alive)
-        for i in range(n_hyp):
-            matches[i] = 0
-        for q in range(1 << part_bits):
-            stamp += 1
-            used = 0
-            for r in range(pool_bounds[q], pool_bounds[q + 1]):
-                key = pool_rk[r]
-                j = pool_rs[r]
-                slot = _find(table, bits, key, stamp)
-                if table[slot, _STAMP] != stamp:
-                    table[slot, _STAMP] = stamp
-                    table[slot, _KEY] = np.int64(key)
-                    table[slot, _TOP] = 1
-                    table[slot, _HOLDER] = j
-                    table[slot, _SECOND] = 0
-                    table[slot, _LAST] = j
-                    table[slot, _RUN] = 1
-                    used += 1
-                    if 8 * used > 5 * (1 << bits):
-                        table = _grown(table, bits, stamp)
-                        bits += 1
-                    continue
-                # This sentence's count so far, then the top two counts with it.
-                if table[slot, _LAST] == j:
-                    table[slot, _RUN] += 1
-                else:
-                    table[slot, _LAST] = j
-                    table[slot, _RUN] = 1
-                run = table[slot, _RUN]
-                if run > table[slot, _TOP]:
-                    if table[slot, _HOLDER] != j:
-                        table[slot, _SECOND] = table[slot, _TOP]
-                        table[slot, _HOLDER] = j
-                    table[slot, _TOP] = run
-                elif table[slot, _HOLDER] != j and run > table[slot, _SECOND]:
-                    table[slot, _SECOND] = run
-
-            for r in range(hyp_bounds[q], hyp_bounds[q + 1]):
-                i = hyp_rs[r]
-                if not alive[i]:
-                    continue  # no (m-1)-gram matched, so no m-gram can
-                slot = _find(table, bits, hyp_rk[r], stamp)
-                if table[slot, _STAMP] != stamp:
-                    continue  # no pool sentence has this n-gram
-                clip = table[slot, _TOP]
-                if leave_one_out and table[slot, _HOLDER] == i:
-                    clip = table[slot, _SECOND]
-                running = n_pool + i  # never a pool sentence's number
-                if table[slot, _LAST] == running:
-                    table[slot, _RUN] += 1
-                else:
-                    table[slot, _LAST] = running
-                    table[slot, _RUN] = 1
-                if table[slot, _RUN] <= clip:
-                    matches[i] += 1
-        for i in range(n_hyp):
-            out[i, 2 + m] = matches[i]
-            alive[i] = matches[i] > 0
+        records = _order_records(pool_keys, pool_base, pool_hashes, pool_start, pool_count,
+                                 hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m,
+                                 leave_one_out, alive, part_records)
+        parts = records[0].size - 1
+        pieces = numba.config.NUMBA_NUM_THREADS
+        if parts < PARALLEL_PARTS:
+            pieces = 1
+        pieces = min(pieces, parts)
+        bounds = [parts * k // pieces for k in range(pieces + 1)]
+        while len(scratch) < pieces:
+            scratch.append([np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64), _MIN_BITS, 0])
+        matches = [np.zeros(n_hyp, dtype=np.int64) for _ in range(pieces)]
+        args = [(*scratch[k], *records, alive, pool_count.size, leave_one_out, matches[k],
+                 bounds[k], bounds[k + 1]) for k in range(pieces)]
+        futures = [threads.submit(_count_parts, *a) for a in args[1:]]
+        results = [_count_parts(*args[0])] + [f.result() for f in futures]
+        for k in range(pieces):
+            scratch[k] = list(results[k])
+        total = matches[0]
+        for k in range(1, pieces):
+            total += matches[k]
+        out[:, 2 + m] = total
+        alive = total > 0
