@@ -18,7 +18,7 @@ install``), importing numba and compiling or loading its numba kernels.
   fastbleu's kernels, so every kernel it runs through numba's JIT is compiled
   again (none, when the ahead-of-time kernels serve the run).  The cache is
   where fastbleu puts it: the ``*.nbi``/``*.nbc`` files in its per-user
-  cache folders (``~/.cache/fastbleu/numba/<source folder>_<key>``, see
+  cache folders (``~/.cache/fastbleu/numba/<source folder>_<key>/src-<digest>``, see
   ``fastbleu/_kernels/cache.py``), or, if the ``NUMBA_CACHE_DIR`` environment
   variable is set, the folders numba derives from it for the package's source
   directories.  Deleting it
@@ -122,8 +122,8 @@ def clear_numba_cache(package: Path) -> list[Path]:
     for folder in numba_cache_dirs(package):
         if not folder.is_dir():
             continue
-        for pattern in ("*.nbi", "*.nbc"):
-            for path in folder.glob(pattern):
+        for pattern in ("*.nbi", "*.nbc"):  # also in the src-<digest> subfolders
+            for path in folder.rglob(pattern):
                 try:
                     path.unlink()
                 except FileNotFoundError:  # removed meanwhile by someone else

@@ -67,7 +67,8 @@ def test_cache_goes_to_the_user_cache_folder_not_the_package(installed, tmp_path
     assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 0  # compiled
     assert _cache_files(installed) == []
     written = _cache_files(home / "fastbleu" / "numba")
-    assert written and all(p.parent.name.startswith("_kernels_") for p in written)
+    assert written and all(p.parent.parent.name.startswith("_kernels_") for p in written)
+    assert all(p.parent.name == cache.source_digest() for p in written)
     assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 1  # loaded from there
     assert _cache_files(installed) == []
 
@@ -78,10 +79,26 @@ def test_numba_cache_dir_is_honoured(installed, tmp_path):
                   XDG_CACHE_HOME=str(tmp_path / "unused"))[0] == 0
     source = (installed / "fastbleu" / "_kernels").resolve()
     expected = chosen / f"_kernels_{hashlib.sha1(str(source).encode()).hexdigest()}"
-    assert _cache_files(chosen) and all(p.parent == expected for p in _cache_files(chosen))
+    assert _cache_files(chosen) and all(p.parent.parent == expected
+                                        for p in _cache_files(chosen))
     assert not (tmp_path / "unused").exists()
     assert _cache_files(installed) == []
     assert _probe(installed, NUMBA_CACHE_DIR=str(chosen))[0] == 1
+
+
+def test_an_edit_to_any_kernel_file_gets_a_fresh_cache(installed, tmp_path):
+    """numba checks only the loaded function's own file; an edit to another kernel file (a
+    helper compiled into it, a constant it froze) must not load kernels of the old source."""
+    home = tmp_path / "xdg"
+    assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 0  # compiled
+    assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 1  # loaded
+    helper = installed / "fastbleu" / "_kernels" / "counting.py"  # not the probe's file
+    helper.write_text(helper.read_text() + "\n# edited\n")
+    assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 0  # compiled again
+    codes = installed / "fastbleu" / "_native" / "codes.py"
+    codes.write_text(codes.read_text() + "\n# edited\n")
+    assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 0
+    assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 1
 
 
 def test_unwritable_cache_folders_fall_back_without_touching_the_package(installed,

@@ -16,8 +16,13 @@ locator, tried before numba's; it picks the first folder it can write of
 
 where ``<key>`` names the source folder and a hash of its absolute path, the
 numba version and the Python implementation, so two installations, versions
-or source trees never share an index.  Within a folder numba keys every entry
-by the source file's content hash, as usual.  When none of them can be
+or source trees never share an index.  Each of these folders then has one
+subfolder per version of the kernels' source, ``src-<digest>``: a hash of the
+contents of every ``_kernels/*.py`` and of ``_native/codes.py``.  numba checks
+only the file of the function it loads, not the helpers compiled into it from
+other files (``hashing.py``, the tokenizers' helpers) nor the constants it
+froze, so an edit to one of those (``git pull`` in an editable install) would
+otherwise load kernels built from the old source.  When none of them can be
 written, numba's own locators decide, as for any other function.
 
 numba's cache files are pickles that numba loads and runs: keep them in a
@@ -42,6 +47,26 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent
 def _key(source_dir: Path) -> str:
     ident = "\0".join((str(source_dir), numba.__version__, sys.implementation.cache_tag))
     return f"{source_dir.name}_{hashlib.sha1(ident.encode()).hexdigest()[:20]}"
+
+
+_digest: list[str] = []
+
+
+def source_digest() -> str:
+    """``src-<sha1>`` of the kernels' source (every ``_kernels/*.py`` and ``_native/codes.py``),
+    so that a change to any file a kernel compiles in gets a cache folder of its own."""
+    if not _digest:
+        sha = hashlib.sha1()
+        files = sorted((PACKAGE_DIR / "_kernels").glob("*.py"))
+        for path in files + [PACKAGE_DIR / "_native" / "codes.py"]:
+            sha.update(path.name.encode() + b"\0")
+            try:
+                sha.update(path.read_bytes())
+            except OSError:  # unreadable: it still counts, as missing
+                sha.update(b"\1")
+            sha.update(b"\0")
+        _digest.append(f"src-{sha.hexdigest()[:20]}")
+    return _digest[0]
 
 
 def _user_cache_root() -> Path | None:
@@ -80,11 +105,11 @@ def candidate_dirs(source_dir: Path | str):
     if config.CACHE_DIR:
         # numba's UserProvidedCacheLocator layout, so NUMBA_CACHE_DIR works as documented.
         sha = hashlib.sha1(str(source_dir).encode()).hexdigest()
-        yield Path(config.CACHE_DIR).expanduser() / f"{source_dir.name}_{sha}"
+        yield Path(config.CACHE_DIR).expanduser() / f"{source_dir.name}_{sha}" / source_digest()
     for find_root in (_user_cache_root, _private_temp_root):
         root = find_root()
         if root is not None:
-            yield root / _key(source_dir)
+            yield root / _key(source_dir) / source_digest()
 
 
 def _writable(folder: Path) -> bool:
