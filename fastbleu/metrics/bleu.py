@@ -10,11 +10,11 @@ import numpy as np
 from .._native.codes import MAX_AVERAGED_REFERENCES
 from ..id_statistics import check_text_references, id_inputs
 from ..statistics import References, check_references, compute_statistics, reference_presence
-from ..text import TextColumn, as_text_column
+from ..text import TextColumn
 from ..tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
                           get_tokenizer)
 from .base import Metric, check_bootstrap
-from .inputs import reference_streams, sentence_streams
+from .inputs import reference_streams, sentence_streams, text_inputs
 from .bleu_formula import SMOOTH_DEFAULTS, BLEUFormula
 from .bleu_score import BLEUScore, BLEUSignature
 
@@ -151,17 +151,7 @@ class BLEU(Metric):
     def _prepare(self, hypotheses, references):
         if (ids := id_inputs(self, hypotheses, references, self._check_references)) is not None:
             return ids  # token ids, the tokens themselves (fastbleu.token_ids)
-        hyps = as_text_column(hypotheses, "hypotheses")
-        if references is not None:  # given, even empty: never fall back to the cache
-            streams = reference_streams(references, len(hyps))
-            self.num_refs = self._check_references(streams)
-            return hyps, streams
-        if self._ref_cache is None:
-            raise RuntimeError("No references provided and the cache is empty.")
-        if len(self._ref_cache) != len(hyps):
-            raise ValueError(f"the cached references have {len(self._ref_cache)} segments but "
-                             f"the hypotheses have {len(hyps)}")
-        return hyps, self._ref_cache
+        return text_inputs(self, hypotheses, references, self._check_references)
 
     def _statistics_batches(self, hypotheses, references):
         """The statistics rows of the input, a batch at a time (:mod:`.bleu_batches`)."""

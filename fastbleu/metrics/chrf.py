@@ -8,11 +8,11 @@ import numpy as np
 
 from .._kernels.chrf import chrf_statistics
 from ..statistics import BATCH_SIZE, check_references, reference_presence
-from ..text import TextColumn, as_text_column, lowercase as lowercase_column
+from ..text import TextColumn, lowercase as lowercase_column
 from .base import Metric, check_bootstrap
 from .chrf_formula import CHRFFormula
 from .chrf_score import CHRFScore, CHRFSignature
-from .inputs import list_batches, reference_streams, sentence_streams
+from .inputs import list_batches, reference_streams, sentence_streams, text_inputs
 
 
 class CHRF(Metric):
@@ -104,17 +104,10 @@ class CHRF(Metric):
         return lowercase_column(column) if self.lowercase else column
 
     def _prepare(self, hypotheses, references):
-        hyps = as_text_column(hypotheses, "hypotheses")
-        if references is not None:  # given, even empty: never fall back to the cache
-            streams = reference_streams(references, len(hyps))
-            self.num_refs = check_references(reference_presence(streams))
-            return hyps, streams, False
-        if self._ref_cache is None:
-            raise RuntimeError("No references provided and the cache is empty.")
-        if len(self._ref_cache[0]) != len(hyps):
-            raise ValueError(f"the cached references have {len(self._ref_cache[0])} segments "
-                             f"but the hypotheses have {len(hyps)}")
-        return hyps, self._ref_cache, True
+        hyps, refs = text_inputs(self, hypotheses, references,
+                                 lambda streams: check_references(reference_presence(streams)),
+                                 cached_length=lambda cache: len(cache[0]))
+        return hyps, refs, references is None
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Per-segment chrF statistics.

@@ -56,6 +56,29 @@ def reference_streams(references, n_segments: int | None) -> list[TextColumn]:
     return streams
 
 
+def text_inputs(metric, hypotheses, references, check_references, cached_length=len):
+    """The hypotheses as a text column and the reference streams, or the metric's cache.
+
+    Given references (even an empty list) are converted with
+    :func:`reference_streams` and checked with ``check_references(streams)``,
+    whose result becomes ``metric.num_refs``; ``None`` takes
+    ``metric._ref_cache``, which must be as long as the hypotheses
+    (``cached_length(cache)`` segments).
+    """
+    hyps = as_text_column(hypotheses, "hypotheses")
+    if references is not None:  # given, even empty: never fall back to the cache
+        streams = reference_streams(references, len(hyps))
+        metric.num_refs = check_references(streams)
+        return hyps, streams
+    cache = metric._ref_cache
+    if cache is None:
+        raise RuntimeError("No references provided and the cache is empty.")
+    if cached_length(cache) != len(hyps):
+        raise ValueError(f"the cached references have {cached_length(cache)} segments but "
+                         f"the hypotheses have {len(hyps)}")
+    return hyps, cache
+
+
 def list_batches(hypotheses, references, batch_size: int, check, whole, done):
     """Python lists of segments converted to text columns a batch at a time, or ``None``
     when the inputs are not such lists (or fit in one batch).

@@ -9,10 +9,10 @@ import numpy as np
 
 from .._kernels.counting import MAX_AVERAGED_REFERENCES
 from ..statistics import References, check_references, reference_presence
-from ..text import TextColumn, as_text_column
+from ..text import TextColumn
 from ..tokenizers import DEFAULT_TOKENIZER, get_tokenizer
 from .base import Metric, check_bootstrap
-from .inputs import reference_streams, sentence_streams
+from .inputs import reference_streams, sentence_streams, text_inputs
 from .nist_formula import NISTFormula, statistics_rows
 from .nist_score import NISTScore, NISTSignature
 
@@ -124,17 +124,7 @@ class NIST(Metric):
         return check_references(present)
 
     def _prepare(self, hypotheses, references):
-        hyps = as_text_column(hypotheses, "hypotheses")
-        if references is not None:  # given, even empty: never fall back to the cache
-            streams = reference_streams(references, len(hyps))
-            self.num_refs = self._check_references(streams)
-            return hyps, streams
-        if self._ref_cache is None:
-            raise RuntimeError("No references provided and the cache is empty.")
-        if len(self._ref_cache) != len(hyps):
-            raise ValueError(f"the cached references have {len(self._ref_cache)} segments but "
-                             f"the hypotheses have {len(hyps)}")
-        return hyps, self._ref_cache
+        return text_inputs(self, hypotheses, references, self._check_references)
 
     def _weights(self, refs: References):
         from .._kernels.hashing import hash_bytes

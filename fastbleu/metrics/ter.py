@@ -11,10 +11,10 @@ from .._kernels.ter import ter_statistics
 from ..errors import SegmentError
 from ..statistics import (BATCH_SIZE, HashBuffer, References, check_references,
                           reference_presence, tokenize)
-from ..text import TextColumn, as_text_column
+from ..text import TextColumn
 from ..tokenizers.tercom import tercom_tokenizer
 from .base import Metric, check_bootstrap
-from .inputs import reference_streams, sentence_streams
+from .inputs import reference_streams, sentence_streams, text_inputs
 from .ter_formula import TERFormula
 from .ter_score import TERScore, TERSignature
 
@@ -96,17 +96,7 @@ class TER(Metric):
     # -- statistics --------------------------------------------------------------------
 
     def _prepare(self, hypotheses, references) -> tuple[TextColumn, list | References]:
-        hyps = as_text_column(hypotheses, "hypotheses")
-        if references is not None:  # given, even empty: never fall back to the cache
-            streams = reference_streams(references, len(hyps))
-            self.num_refs = _check_references(streams)
-            return hyps, streams
-        if self._ref_cache is None:
-            raise RuntimeError("No references provided and the cache is empty.")
-        if len(self._ref_cache) != len(hyps):
-            raise ValueError(f"the cached references have {len(self._ref_cache)} segments but "
-                             f"the hypotheses have {len(hyps)}")
-        return hyps, self._ref_cache
+        return text_inputs(self, hypotheses, references, _check_references)
 
     def _batches(self, hyps: TextColumn, refs, buffers=None) -> Iterator[np.ndarray]:
         """The statistics rows of consecutive batches of segments."""
