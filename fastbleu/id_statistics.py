@@ -21,9 +21,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from . import statistics as text_statistics
-from ._native import segment_statistics
-from ._native.codes import REF_CLOSEST, row_width
-from .statistics import KERNEL_BATCH_SIZE, HashBuffer, References, Tokens
+from ._native.codes import REF_CLOSEST
+from .statistics import KERNEL_BATCH_SIZE, HashBuffer, References, Tokens, batch_rows, stacked
 from .token_ids import IDS_SIGNATURE, TokenIds, as_token_ids, is_token_ids
 
 
@@ -190,10 +189,7 @@ def iter_id_statistics(hypotheses: TokenIds, references: list[TokenIds], tokeniz
         last = min(n, first + batch_size)
         hyp = hypotheses.tokens(first, last, hyp_buffer.take(hypotheses.span(first, last)))
         refs = reference_tokens(references, first, last, ref_buffer)
-        stats = np.empty((last - first, row_width(max_order)), dtype=np.int64)
-        segment_statistics(hyp.hashes, hyp.start, hyp.count, refs.hashes, refs.start,
-                           refs.count, max_order, stats, ref_length)
-        yield stats
+        yield batch_rows(hyp, refs, max_order, ref_length)
 
 
 def compute_id_statistics(hypotheses: TokenIds, references: list[TokenIds], tokenizer=None,
@@ -201,11 +197,8 @@ def compute_id_statistics(hypotheses: TokenIds, references: list[TokenIds], toke
                           buffers: tuple[HashBuffer, HashBuffer] | None = None,
                           ref_length: int = REF_CLOSEST) -> np.ndarray:
     """All statistics rows of :func:`iter_id_statistics` in one int64 array."""
-    batches = list(iter_id_statistics(hypotheses, references, tokenizer, lowercase, max_order,
-                                      buffers=buffers, ref_length=ref_length))
-    if not batches:
-        return np.zeros((0, row_width(max_order)), dtype=np.int64)
-    return np.concatenate(batches) if len(batches) > 1 else batches[0]
+    return stacked(iter_id_statistics(hypotheses, references, tokenizer, lowercase, max_order,
+                                      buffers=buffers, ref_length=ref_length), max_order)
 
 
 def iter_statistics(hypotheses, references, tokenizer, lowercase: bool, max_order: int,

@@ -223,10 +223,23 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
         else:
             refs = References.tokenized([s.slice(first, last) for s in references],
                                         tokenizer, lowercase, ref_buffer)
-        stats = np.empty((last - first, row_width(max_order)), dtype=np.int64)
-        segment_statistics(hyp.hashes, hyp.start, hyp.count, refs.hashes, refs.start,
-                           refs.count, max_order, stats, ref_length)
-        yield stats
+        yield batch_rows(hyp, refs, max_order, ref_length)
+
+
+def batch_rows(hyp: Tokens, refs: References, max_order: int, ref_length: int) -> np.ndarray:
+    """The statistics rows of one batch of tokenized segments (the counting kernel)."""
+    stats = np.empty((hyp.count.size, row_width(max_order)), dtype=np.int64)
+    segment_statistics(hyp.hashes, hyp.start, hyp.count, refs.hashes, refs.start,
+                       refs.count, max_order, stats, ref_length)
+    return stats
+
+
+def stacked(batches, max_order: int) -> np.ndarray:
+    """Batches of statistics rows as one int64 array (no copy for a single batch)."""
+    batches = list(batches)
+    if not batches:
+        return np.zeros((0, row_width(max_order)), dtype=np.int64)
+    return np.concatenate(batches) if len(batches) > 1 else batches[0]
 
 
 def compute_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
@@ -234,8 +247,5 @@ def compute_statistics(hypotheses: TextColumn, references: References | list[Tex
                        buffers: tuple[HashBuffer, HashBuffer] | None = None,
                        ref_length: int = REF_CLOSEST) -> np.ndarray:
     """All statistics rows of :func:`iter_statistics` in one int64 array."""
-    batches = list(iter_statistics(hypotheses, references, tokenizer, lowercase, max_order,
-                                   buffers=buffers, ref_length=ref_length))
-    if not batches:
-        return np.zeros((0, row_width(max_order)), dtype=np.int64)
-    return np.concatenate(batches) if len(batches) > 1 else batches[0]
+    return stacked(iter_statistics(hypotheses, references, tokenizer, lowercase, max_order,
+                                   buffers=buffers, ref_length=ref_length), max_order)
