@@ -48,10 +48,11 @@ import numpy as np
 from numba import njit
 
 from . import threads
-from .hashing import extend_key, table_slot
+from .counting import _KEY, _STAMP, _find
+from .hashing import extend_key
 
-_KEY = 0  # the n-gram key's bits
-_STAMP = 1  # the partition that owns the row (rows of other partitions are free)
+# _KEY (0): the n-gram key's bits; _STAMP (1): the partition that owns the row (rows of
+# other partitions are free); both, and the probe _find, are counting's.
 _TOP = 2  # largest count in one sentence
 _HOLDER = 3  # the first sentence that reached _TOP
 _SECOND = 4  # largest count in any sentence other than _HOLDER
@@ -61,17 +62,6 @@ _COLUMNS = 7
 _MIN_BITS = 10
 #: Occurrences per partition: their table (at most 2**13 rows of 56 bytes) fits in L2.
 PART_RECORDS = 4096
-
-
-@njit(cache=True, nogil=True)
-def _find(table, bits, key, stamp):
-    """Row of ``key`` among the rows stamped ``stamp``, or the free row where it belongs."""
-    mask = (1 << bits) - 1
-    slot = table_slot(key, np.uint64(64 - bits))
-    word = np.int64(key)
-    while table[slot, _STAMP] == stamp and table[slot, _KEY] != word:
-        slot = (slot + 1) & mask
-    return slot
 
 
 @njit(cache=True, nogil=True)
