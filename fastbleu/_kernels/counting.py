@@ -55,7 +55,7 @@ _LAST_REF = 2  # the reference that counted this n-gram last
 _REF_RUN = 3  # its count in that reference so far
 _REF_MAX = 4  # its largest count in any single reference
 _HYP_SEEN = 5  # its count in the hypothesis so far
-_COLUMNS = 6
+_COLUMNS = 8
 # Columns of the compact table of large segments, one order at a time (the
 # first two as in the table above, so that both share ``_find``).
 _L_KEY = _KEY
@@ -82,11 +82,11 @@ def _ngram_count(length, max_order):
 @njit(cache=True, nogil=True)
 def _find(table, bits, key, stamp):
     """Row of ``key`` among the first ``2**bits`` rows, or the free row where it belongs."""
-    mask = (1 << bits) - 1
-    slot = table_slot(key, np.uint64(64 - bits))
+    mask = np.uint64((1 << bits) - 1)
+    slot = np.uint64(table_slot(key, np.uint64(64 - bits)))
     bits = np.int64(key)
     while table[slot, _STAMP] == stamp and table[slot, _KEY] != bits:
-        slot = (slot + 1) & mask
+        slot = (slot + _ONE) & mask
     return slot
 
 
@@ -245,22 +245,22 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         in_hyp[:] = 0
         base = hyp_start[i]
         for p in range(hyp_len):
-            h = hyp_hashes[base + p]
-            in_hyp[np.int64((h >> _S6) & _WORDS)] |= _ONE << (h & _S63)
+            h = hyp_hashes[np.uint64(base + p)]
+            in_hyp[(h >> _S6) & _WORDS] |= _ONE << (h & _S63)
 
         for r in range(n_refs):
             ref_len = ref_count[r, i]
             base = ref_start[r, i]
             for p in range(ref_len):
-                key = ref_hashes[base + p]
-                if in_hyp[np.int64((key >> _S6) & _WORDS)] & (_ONE << (key & _S63)) == 0:
+                key = ref_hashes[np.uint64(base + p)]
+                if in_hyp[(key >> _S6) & _WORDS] & (_ONE << (key & _S63)) == 0:
                     continue
                 for m in range(max_order):
                     if m > 0:
                         if p + m >= ref_len:
                             break
-                        h = ref_hashes[base + p + m]
-                        if in_hyp[np.int64((h >> _S6) & _WORDS)] & (_ONE << (h & _S63)) == 0:
+                        h = ref_hashes[np.uint64(base + p + m)]
+                        if in_hyp[(h >> _S6) & _WORDS] & (_ONE << (h & _S63)) == 0:
                             break
                         key = extend_key(key, h)
                     row = _find(table, bits, key, stamp)
@@ -282,12 +282,12 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
 
         base = hyp_start[i]
         for p in range(hyp_len):
-            key = hyp_hashes[base + p]
+            key = hyp_hashes[np.uint64(base + p)]
             for m in range(max_order):
                 if m > 0:
                     if p + m >= hyp_len:
                         break
-                    key = extend_key(key, hyp_hashes[base + p + m])
+                    key = extend_key(key, hyp_hashes[np.uint64(base + p + m)])
                 row = _find(table, bits, key, stamp)
                 if table[row, _STAMP] != stamp:
                     # No reference has this n-gram, so none has its extensions.
