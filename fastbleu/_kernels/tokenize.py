@@ -54,14 +54,14 @@ def _tokens_char(buf, start, end, out, pos):
     count = 0
     j = start
     while j < end:
-        b = buf[j]
+        b = buf[np.uint64(j)]
         cls = _CLASS_SPLIT[b]
         length = 1 if b < 0x80 else _utf8_length(b)
         if cls != _SPACE and not (cls == _MAYBE_SPACE and _is_space_at(buf, j, length)):
             h = FNV_OFFSET
             for k in range(j, j + length):
-                h = fnv_step(h, buf[k])
-            out[pos + count] = finish(h)
+                h = fnv_step(h, buf[np.uint64(k)])
+            out[np.uint64(pos + count)] = finish(h)
             count += 1
         j += length
     return count
