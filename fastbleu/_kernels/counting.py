@@ -16,7 +16,7 @@ set of the hypothesis's tokens tells), and a hypothesis n-gram missing from
 the table ends its extensions: most n-grams of orders 2 to 4 cost a bit test
 rather than a probe.
 
-That table holds every order at once, with eight to sixteen rows of 48 bytes
+That table holds every order at once, with eight to sixteen rows of 64 bytes
 per reference n-gram, so that probes are short and a WMT-size segment's
 table stays in cache; but a segment of a million tokens would need
 gigabytes.  A segment whose references have more than ``LARGE_ABOVE``
@@ -25,10 +25,16 @@ n-grams is counted in a second, compact table instead
 rows of 32 bytes per reference token (no order has more distinct n-grams
 than the references have tokens), plus the running n-gram keys of the hypothesis and references
 (8 bytes a token).  The small table thus never grows past
-``8 * LARGE_ABOVE`` rows (3 MB), and one huge segment costs 64 to 112 bytes
+``8 * LARGE_ABOVE`` rows (4 MB), and one huge segment costs 64 to 112 bytes
 per reference token (sacrebleu's Counters take several hundred).  The
 compact table is kept for the chunk's later large segments, stamped per
 segment and order like the small one.
+
+Indices into arrays are cast to ``np.uint64`` where the kernels' loops run:
+numba gives a signed index Python's meaning (``-1`` is the last element), so
+each access with a signed index LLVM cannot prove non-negative costs a
+fix-up of three instructions.  Unsigned, it is a plain load; that took a
+third of this kernel's instructions away.
 
 The reference length is the closest one to the hypothesis length, ties to
 the shorter (sacrebleu's ``_get_closest_ref_len``, ``REF_CLOSEST``); or the
@@ -55,7 +61,7 @@ _LAST_REF = 2  # the reference that counted this n-gram last
 _REF_RUN = 3  # its count in that reference so far
 _REF_MAX = 4  # its largest count in any single reference
 _HYP_SEEN = 5  # its count in the hypothesis so far
-_COLUMNS = 8
+_COLUMNS = 8  # six used; eight make a row one cache line and its address a shift
 # Columns of the compact table of large segments, one order at a time (the
 # first two as in the table above, so that both share ``_find``).
 _L_KEY = _KEY
