@@ -129,18 +129,111 @@ def _partition(keys, base, count, m, part_bits, alive):
 
 
 @njit(cache=True, nogil=True)
+def _order_records(pool_keys, pool_base, pool_hashes, pool_start, pool_count, hyp_keys,
+                   hyp_base, hyp_hashes, hyp_start, hyp_count, m, alive, part_records):
+    """Extend the keys to order ``m`` and partition its occurrences (pool, then hypotheses)."""
+    if m > 0:
+        _extend(pool_keys, pool_base, pool_hashes, pool_start, pool_count, m)
+        _extend(hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m)
+    total = 0
+    for j in range(pool_count.size):
+        total += max(pool_count[j] - m, 0)
+    every = np.ones(pool_count.size, dtype=np.bool_)
+    bits = _part_bits(total, part_records)
+    pool_bounds, pool_rk, pool_rs = _partition(pool_keys, pool_base, pool_count, m, bits, every)
+    hyp_bounds, hyp_rk, hyp_rs = _partition(hyp_keys, hyp_base, hyp_count, m, bits, alive)
+    return pool_bounds, pool_rk, pool_rs, hyp_bounds, hyp_rk, hyp_rs
+
+
+@njit(cache=True, nogil=True)
+def _part_bits(total, part_records):
+    """Bits of the partition number: about ``part_records`` of ``total`` occurrences each."""
+    bits = 0
+    while (total >> bits) > part_records:
+        bits += 1
+    return bits
+
+
+# -- leave-one-out (Self-BLEU) ------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def _self_records(hashes, start, count, base, cand, owner, keys, n_cand, shared, m,
+                  part_records, record_keys, record_sentences, record_positions):
+    """Order ``m``'s candidates, their keys extended, scattered by the low bits of the key.
+
+    The candidate list (``cand``: positions ``base[j] + p`` of the n-gram at
+    token ``p`` of sentence ``j = owner[k]``, with its key ``keys[k]``) holds
+    every token at order 0.  At order ``m > 0`` an order ``m - 1`` candidate
+    stays if its n-gram and the next one in its sentence are both marked
+    ``shared[pos] == m`` (in two sentences or more); the list is compacted in
+    place.  The records (key, sentence, position) go to the ``record_*``
+    buffers, partition ``q`` being ``bounds[q]:bounds[q + 1]``, in position
+    order.  Returns ``(n_cand, bounds)``.
+    """
+    if m == 0:
+        n_cand = 0
+        for j in range(count.size):
+            for p in range(count[j]):
+                cand[n_cand] = base[j] + p
+                owner[n_cand] = j
+                keys[n_cand] = hashes[start[j] + p]
+                n_cand += 1
+    else:
+        mark = np.uint8(m & 255)
+        kept = 0
+        for k in range(n_cand):
+            pos = cand[k]
+            j = owner[k]
+            p = pos - base[j]
+            if p + m < count[j] and shared[pos] == mark and shared[pos + 1] == mark:
+                keys[kept] = extend_key(keys[k], hashes[start[j] + p + m])
+                cand[kept] = pos
+                owner[kept] = j
+                kept += 1
+        n_cand = kept
+    parts = 1 << _part_bits(n_cand, part_records)
+    mask = np.uint64(parts - 1)
+    bounds = np.zeros(parts + 1, dtype=np.int64)
+    for k in range(n_cand):
+        bounds[np.int64(keys[k] & mask) + 1] += 1
+    for q in range(parts):
+        bounds[q + 1] += bounds[q]
+    cursor = bounds[:parts].copy()
+    for k in range(n_cand):
+        key = keys[k]
+        q = np.int64(key & mask)
+        c = cursor[q]
+        record_keys[c] = key
+        record_sentences[c] = owner[k]
+        record_positions[c] = cand[k]
+        cursor[q] = c + 1
+    return n_cand, bounds
+
+
+@njit(cache=True, nogil=True)
 def _count_parts(table, bits, stamp, pool_bounds, pool_rk, pool_rs, hyp_bounds, hyp_rk, hyp_rs,
-                 alive, n_pool, leave_one_out, matches, first, last):
+                 alive, n_pool, leave_one_out, positions, shared, mark, matches, first, last):
     """Add the clipped matches of partitions ``first:last`` to ``matches``.
 
     ``table`` (``2**bits`` rows) is this caller's own scratch; rows stamped
-    ``<= stamp`` are free.  Returns the table (grown, maybe), its bits and
-    the last stamp used.
+    ``<= stamp`` are free.  With ``leave_one_out`` the hypotheses are the pool
+    records (the ``hyp_*`` and ``alive`` arguments are not read), and
+    ``shared[positions[r]]`` is set to ``mark`` when record ``r``'s n-gram is
+    in two sentences or more.  Returns the table (grown, maybe), its bits and the
+    last stamp used.
     """
+    longest = 0
+    for q in range(first, last):
+        longest = max(longest, pool_bounds[q + 1] - pool_bounds[q])
+    slots = np.empty(longest, dtype=np.int64)  # per pool record: its row, and
+    runs = np.empty(longest, dtype=np.int64)  # its sentence's count of the n-gram so far
     for q in range(first, last):
         stamp += 1
         used = 0
-        for r in range(pool_bounds[q], pool_bounds[q + 1]):
+        grew = False  # rows have moved since their slots were noted
+        low = pool_bounds[q]
+        for r in range(low, pool_bounds[q + 1]):
             key = pool_rk[r]
             j = pool_rs[r]
             slot = _find(table, bits, key, stamp)
@@ -152,10 +245,13 @@ def _count_parts(table, bits, stamp, pool_bounds, pool_rk, pool_rs, hyp_bounds, 
                 table[slot, _SECOND] = 0
                 table[slot, _LAST] = j
                 table[slot, _RUN] = 1
+                slots[r - low] = slot
+                runs[r - low] = 1
                 used += 1
                 if 8 * used > 5 * (1 << bits):
                     table = _grown(table, bits, stamp)
                     bits += 1
+                    grew = True
                 continue
             # This sentence's count so far, then the top two counts with it.
             if table[slot, _LAST] == j:
@@ -171,7 +267,22 @@ def _count_parts(table, bits, stamp, pool_bounds, pool_rk, pool_rs, hyp_bounds, 
                 table[slot, _TOP] = run
             elif table[slot, _HOLDER] != j and run > table[slot, _SECOND]:
                 table[slot, _SECOND] = run
+            slots[r - low] = slot
+            runs[r - low] = run
 
+        if leave_one_out:
+            # The same records in the same order: sentence i's running count of the n-gram
+            # is its run above, a match while it does not exceed the clip (min(count, clip)).
+            for r in range(low, pool_bounds[q + 1]):
+                i = pool_rs[r]
+                slot = _find(table, bits, pool_rk[r], stamp) if grew else slots[r - low]
+                second = table[slot, _SECOND]
+                clip = second if table[slot, _HOLDER] == i else table[slot, _TOP]
+                if runs[r - low] <= clip:
+                    matches[i] += 1
+                if second > 0:
+                    shared[positions[r]] = mark
+            continue
         for r in range(hyp_bounds[q], hyp_bounds[q + 1]):
             i = hyp_rs[r]
             if not alive[i]:
@@ -180,8 +291,6 @@ def _count_parts(table, bits, stamp, pool_bounds, pool_rk, pool_rs, hyp_bounds, 
             if table[slot, _STAMP] != stamp:
                 continue  # no pool sentence has this n-gram
             clip = table[slot, _TOP]
-            if leave_one_out and table[slot, _HOLDER] == i:
-                clip = table[slot, _SECOND]
             running = n_pool + i  # never a pool sentence's number
             if table[slot, _LAST] == running:
                 table[slot, _RUN] += 1
@@ -193,32 +302,30 @@ def _count_parts(table, bits, stamp, pool_bounds, pool_rk, pool_rs, hyp_bounds, 
     return table, bits, stamp
 
 
-@njit(cache=True, nogil=True)
-def _order_records(pool_keys, pool_base, pool_hashes, pool_start, pool_count, hyp_keys,
-                   hyp_base, hyp_hashes, hyp_start, hyp_count, m, leave_one_out, alive,
-                   part_records):
-    """Extend the keys to order ``m`` and partition its occurrences (pool, then hypotheses)."""
-    if m > 0:
-        _extend(pool_keys, pool_base, pool_hashes, pool_start, pool_count, m)
-        if not leave_one_out:
-            _extend(hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m)
-    total = 0
-    for j in range(pool_count.size):
-        total += max(pool_count[j] - m, 0)
-    part_bits = 0
-    while (total >> part_bits) > part_records:
-        part_bits += 1
-    every = np.ones(pool_count.size, dtype=np.bool_)
-    pool_bounds, pool_rk, pool_rs = _partition(pool_keys, pool_base, pool_count, m, part_bits,
-                                               every)
-    if leave_one_out:
-        return pool_bounds, pool_rk, pool_rs, pool_bounds, pool_rk, pool_rs
-    hyp_bounds, hyp_rk, hyp_rs = _partition(hyp_keys, hyp_base, hyp_count, m, part_bits, alive)
-    return pool_bounds, pool_rk, pool_rs, hyp_bounds, hyp_rk, hyp_rs
-
-
 #: Fewest partitions of an order worth splitting between threads (32768 occurrences by default).
 PARALLEL_PARTS = 8
+
+
+def _spread(scratch, n, parts, args):
+    """Run ``_count_parts(table, bits, stamp, *args, matches, first, last)`` over ``parts``
+    partitions, split between threads; the summed matches of the ``n`` sentences."""
+    pieces = numba.config.NUMBA_NUM_THREADS
+    if parts < PARALLEL_PARTS:
+        pieces = 1
+    pieces = max(min(pieces, parts), 1)
+    bounds = [parts * k // pieces for k in range(pieces + 1)]
+    while len(scratch) < pieces:
+        scratch.append([np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64), _MIN_BITS, 0])
+    matches = [np.zeros(n, dtype=np.int64) for _ in range(pieces)]
+    calls = [(*scratch[k], *args, matches[k], bounds[k], bounds[k + 1]) for k in range(pieces)]
+    futures = [threads.submit(_count_parts, *a) for a in calls[1:]]
+    results = [_count_parts(*calls[0])] + [f.result() for f in futures]
+    for k in range(pieces):
+        scratch[k] = list(results[k])
+    total = matches[0]
+    for k in range(1, pieces):
+        total += matches[k]
+    return total
 
 
 def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool_count,
@@ -237,34 +344,34 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
     counts, summed afterwards: the same integers in any order).
     """
     n_hyp = hyp_count.size
-    pool_keys, pool_base = _compact_keys(pool_hashes, pool_start, pool_count)
-    if leave_one_out:
-        hyp_keys, hyp_base = pool_keys, pool_base
-    else:
-        hyp_keys, hyp_base = _compact_keys(hyp_hashes, hyp_start, hyp_count)
-    alive = np.ones(n_hyp, dtype=np.bool_)  # has a match of the previous order
     scratch = []  # per thread: [table, bits, stamp]
+    if leave_one_out:
+        n_tokens = int(pool_count.sum())
+        base = np.zeros(n_hyp + 1, dtype=np.int64)
+        np.cumsum(pool_count, out=base[1:])
+        shared = np.zeros(n_tokens + 1, dtype=np.uint8)
+        # Candidates (position, sentence, key) and an order's records (key, sentence, position).
+        cand, owner, rs, rp = (np.empty(n_tokens, dtype=np.int64) for _ in range(4))
+        keys, rk = (np.empty(n_tokens, dtype=np.uint64) for _ in range(2))
+        unread = np.zeros(0, dtype=np.bool_)
+        n_cand = 0
+        for m in range(max_order):
+            n_cand, bounds = _self_records(pool_hashes, pool_start, pool_count, base, cand,
+                                           owner, keys, n_cand, shared, m, part_records, rk,
+                                           rs, rp)
+            out[:, 2 + m] = _spread(scratch, n_hyp, bounds.size - 1,
+                                    (bounds, rk, rs, bounds, rk, rs, unread, 0, True, rp,
+                                     shared, (m + 1) & 255))
+        return
+    pool_keys, pool_base = _compact_keys(pool_hashes, pool_start, pool_count)
+    hyp_keys, hyp_base = _compact_keys(hyp_hashes, hyp_start, hyp_count)
+    alive = np.ones(n_hyp, dtype=np.bool_)  # has a match of the previous order
+    nothing, no_marks = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
     for m in range(max_order):
         records = _order_records(pool_keys, pool_base, pool_hashes, pool_start, pool_count,
                                  hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m,
-                                 leave_one_out, alive, part_records)
-        parts = records[0].size - 1
-        pieces = numba.config.NUMBA_NUM_THREADS
-        if parts < PARALLEL_PARTS:
-            pieces = 1
-        pieces = min(pieces, parts)
-        bounds = [parts * k // pieces for k in range(pieces + 1)]
-        while len(scratch) < pieces:
-            scratch.append([np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64), _MIN_BITS, 0])
-        matches = [np.zeros(n_hyp, dtype=np.int64) for _ in range(pieces)]
-        args = [(*scratch[k], *records, alive, pool_count.size, leave_one_out, matches[k],
-                 bounds[k], bounds[k + 1]) for k in range(pieces)]
-        futures = [threads.submit(_count_parts, *a) for a in args[1:]]
-        results = [_count_parts(*args[0])] + [f.result() for f in futures]
-        for k in range(pieces):
-            scratch[k] = list(results[k])
-        total = matches[0]
-        for k in range(1, pieces):
-            total += matches[k]
+                                 alive, part_records)
+        total = _spread(scratch, n_hyp, records[0].size - 1,
+                        (*records, alive, pool_count.size, False, nothing, no_marks, 0))
         out[:, 2 + m] = total
         alive = total > 0

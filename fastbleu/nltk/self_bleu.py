@@ -60,7 +60,9 @@ def _tokens(sentences, what: str, key=None) -> Tokens:
                                     ) from None
         raise
     n_keys = len(vocabulary)
-    if key is not None:  # renumber the distinct tokens by key(token): O(vocabulary)
+    # Renumber the distinct tokens by key(token), O(vocabulary); not needed when key is str
+    # and every token is exactly a str (a str subclass may have its own __str__).
+    if key is not None and not (key is str and set(map(type, vocabulary)) <= {str}):
         renumber: dict = {}
         remap = np.array([renumber.setdefault(key(token), len(renumber))
                           for token in vocabulary], dtype=np.int64)
