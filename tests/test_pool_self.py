@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastbleu import BLEU
+from fastbleu._kernels.counting import REF_SHORTEST
 from fastbleu._kernels.hashing import finish_keys
 from fastbleu._kernels.pool import PART_RECORDS
 from fastbleu.metrics.bleu_pool import (closest_lengths, closest_other_lengths, pool_rows,
@@ -121,6 +122,8 @@ def test_closest_lengths_tie_to_the_shorter(lengths, hyp_len):
     others = closest_other_lengths(np.array(lengths))
     assert others.tolist() == [closest(lengths[:i] + lengths[i + 1:], h)
                                for i, h in enumerate(lengths)]
+    shortest = closest_other_lengths(np.array(lengths), REF_SHORTEST)
+    assert shortest.tolist() == [min(lengths[:i] + lengths[i + 1:]) for i in range(len(lengths))]
 
 
 def test_errors():
