@@ -99,11 +99,12 @@ def _extend(keys, base, hashes, start, count, m):
 
 
 @njit(cache=True, nogil=True)
-def _partition(keys, base, count, m, part_bits, alive):
+def _partition(keys, base, count, m, part_bits, alive, index):
     """The order-``m`` n-grams of the ``alive`` sentences, scattered by the low bits of their key.
 
     Returns ``(bounds, record_keys, record_sentences)``: partition ``q`` is
-    records ``bounds[q]:bounds[q + 1]``, in sentence order.
+    records ``bounds[q]:bounds[q + 1]``, in sentence order; the sentence
+    numbers have ``index``'s dtype.
     """
     parts = 1 << part_bits
     mask = np.uint64(parts - 1)
@@ -116,7 +117,7 @@ def _partition(keys, base, count, m, part_bits, alive):
         bounds[q + 1] += bounds[q]
     cursor = bounds[:parts].copy()
     record_keys = np.empty(bounds[parts], dtype=np.uint64)
-    record_sentences = np.empty(bounds[parts], dtype=np.int64)
+    record_sentences = np.empty(bounds[parts], dtype=index.dtype)
     for j in range(count.size):
         if alive[j]:
             for p in range(count[j] - m):
@@ -130,7 +131,7 @@ def _partition(keys, base, count, m, part_bits, alive):
 
 @njit(cache=True, nogil=True)
 def _order_records(pool_keys, pool_base, pool_hashes, pool_start, pool_count, hyp_keys,
-                   hyp_base, hyp_hashes, hyp_start, hyp_count, m, alive, part_records):
+                   hyp_base, hyp_hashes, hyp_start, hyp_count, m, alive, part_records, index):
     """Extend the keys to order ``m`` and partition its occurrences (pool, then hypotheses)."""
     if m > 0:
         _extend(pool_keys, pool_base, pool_hashes, pool_start, pool_count, m)
@@ -140,8 +141,9 @@ def _order_records(pool_keys, pool_base, pool_hashes, pool_start, pool_count, hy
         total += max(pool_count[j] - m, 0)
     every = np.ones(pool_count.size, dtype=np.bool_)
     bits = _part_bits(total, part_records)
-    pool_bounds, pool_rk, pool_rs = _partition(pool_keys, pool_base, pool_count, m, bits, every)
-    hyp_bounds, hyp_rk, hyp_rs = _partition(hyp_keys, hyp_base, hyp_count, m, bits, alive)
+    pool_bounds, pool_rk, pool_rs = _partition(pool_keys, pool_base, pool_count, m, bits, every,
+                                               index)
+    hyp_bounds, hyp_rk, hyp_rs = _partition(hyp_keys, hyp_base, hyp_count, m, bits, alive, index)
     return pool_bounds, pool_rk, pool_rs, hyp_bounds, hyp_rk, hyp_rs
 
 
@@ -158,38 +160,38 @@ def _part_bits(total, part_records):
 
 
 @njit(cache=True, nogil=True)
-def _self_records(hashes, start, count, base, cand, owner, keys, n_cand, shared, m,
-                  part_records, record_keys, record_sentences, record_positions):
+def _self_records(hashes, start, count, base, cand, keys, n_cand, shared, m, part_records,
+                  record_keys, record_sentences, record_positions):
     """Order ``m``'s candidates, their keys extended, scattered by the low bits of the key.
 
-    The candidate list (``cand``: positions ``base[j] + p`` of the n-gram at
-    token ``p`` of sentence ``j = owner[k]``, with its key ``keys[k]``) holds
-    every token at order 0.  At order ``m > 0`` an order ``m - 1`` candidate
-    stays if its n-gram and the next one in its sentence are both marked
-    ``shared[pos] == m`` (in two sentences or more); the list is compacted in
-    place.  The records (key, sentence, position) go to the ``record_*``
-    buffers, partition ``q`` being ``bounds[q]:bounds[q + 1]``, in position
-    order.  Returns ``(n_cand, bounds)``.
+    The candidates are ``cand[:n_cand]``, increasing positions ``base[j] + p``
+    of the n-gram at token ``p`` of sentence ``j``, with their keys in
+    ``keys``; at order 0 they are every token.  At order ``m > 0`` an order
+    ``m - 1`` candidate stays if its n-gram and the next one in its sentence
+    are both marked ``shared[pos] == m`` (in two sentences or more); the list
+    is compacted in place.  The records (key, sentence, position) go to the
+    ``record_*`` buffers, partition ``q`` being ``bounds[q]:bounds[q + 1]``, in
+    position order.  Returns ``(n_cand, bounds)``.
     """
     if m == 0:
         n_cand = 0
         for j in range(count.size):
             for p in range(count[j]):
                 cand[n_cand] = base[j] + p
-                owner[n_cand] = j
                 keys[n_cand] = hashes[start[j] + p]
                 n_cand += 1
     else:
         mark = np.uint8(m & 255)
         kept = 0
+        j = 0
         for k in range(n_cand):
             pos = cand[k]
-            j = owner[k]
+            while base[j + 1] <= pos:  # the sentence of pos
+                j += 1
             p = pos - base[j]
             if p + m < count[j] and shared[pos] == mark and shared[pos + 1] == mark:
                 keys[kept] = extend_key(keys[k], hashes[start[j] + p + m])
                 cand[kept] = pos
-                owner[kept] = j
                 kept += 1
         n_cand = kept
     parts = 1 << _part_bits(n_cand, part_records)
@@ -200,13 +202,17 @@ def _self_records(hashes, start, count, base, cand, owner, keys, n_cand, shared,
     for q in range(parts):
         bounds[q + 1] += bounds[q]
     cursor = bounds[:parts].copy()
+    j = 0
     for k in range(n_cand):
+        pos = cand[k]
+        while base[j + 1] <= pos:
+            j += 1
         key = keys[k]
         q = np.int64(key & mask)
         c = cursor[q]
         record_keys[c] = key
-        record_sentences[c] = owner[k]
-        record_positions[c] = cand[k]
+        record_sentences[c] = j
+        record_positions[c] = pos
         cursor[q] = c + 1
     return n_cand, bounds
 
@@ -328,6 +334,12 @@ def _spread(scratch, n, parts, args):
     return total
 
 
+def _index_dtype(n):
+    """Sentence numbers and positions below ``n`` as int32 (less memory to fault in and
+    to move), int64 past its range; one kernel signature for all but huge inputs."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool_count,
                  max_order, leave_one_out, out, part_records=PART_RECORDS):
     """Write the clipped matches of every hypothesis to ``out[i, 2:2 + max_order]``.
@@ -350,15 +362,14 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
         base = np.zeros(n_hyp + 1, dtype=np.int64)
         np.cumsum(pool_count, out=base[1:])
         shared = np.zeros(n_tokens + 1, dtype=np.uint8)
-        # Candidates (position, sentence, key) and an order's records (key, sentence, position).
-        cand, owner, rs, rp = (np.empty(n_tokens, dtype=np.int64) for _ in range(4))
+        # Candidates (position, key) and an order's records (key, sentence, position).
+        cand, rs, rp = (np.empty(n_tokens, dtype=_index_dtype(n_tokens + 1)) for _ in range(3))
         keys, rk = (np.empty(n_tokens, dtype=np.uint64) for _ in range(2))
         unread = np.zeros(0, dtype=np.bool_)
         n_cand = 0
         for m in range(max_order):
             n_cand, bounds = _self_records(pool_hashes, pool_start, pool_count, base, cand,
-                                           owner, keys, n_cand, shared, m, part_records, rk,
-                                           rs, rp)
+                                           keys, n_cand, shared, m, part_records, rk, rs, rp)
             out[:, 2 + m] = _spread(scratch, n_hyp, bounds.size - 1,
                                     (bounds, rk, rs, bounds, rk, rs, unread, 0, True, rp,
                                      shared, (m + 1) & 255))
@@ -366,12 +377,13 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
     pool_keys, pool_base = _compact_keys(pool_hashes, pool_start, pool_count)
     hyp_keys, hyp_base = _compact_keys(hyp_hashes, hyp_start, hyp_count)
     alive = np.ones(n_hyp, dtype=np.bool_)  # has a match of the previous order
-    nothing, no_marks = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    index = np.zeros(0, dtype=_index_dtype(max(n_hyp, pool_count.size)))
+    no_marks = np.zeros(0, dtype=np.uint8)
     for m in range(max_order):
         records = _order_records(pool_keys, pool_base, pool_hashes, pool_start, pool_count,
                                  hyp_keys, hyp_base, hyp_hashes, hyp_start, hyp_count, m,
-                                 alive, part_records)
+                                 alive, part_records, index)
         total = _spread(scratch, n_hyp, records[0].size - 1,
-                        (*records, alive, pool_count.size, False, nothing, no_marks, 0))
+                        (*records, alive, pool_count.size, False, index, no_marks, 0))
         out[:, 2 + m] = total
         alive = total > 0

@@ -70,7 +70,9 @@ def _tokens(sentences, what: str, key=None) -> Tokens:
         n_keys = len(renumber)
     start = np.zeros(n, dtype=np.int64)
     np.cumsum(count[:-1], out=start[1:])
-    return Tokens(finish_keys(np.arange(n_keys))[ids], start, count)
+    # Each token's key, written over its number (a fresh array costs page faults).
+    hashes = np.take(finish_keys(np.arange(n_keys)), ids, out=ids.view(np.uint64), mode="clip")
+    return Tokens(hashes, start, count)
 
 
 def _sentences(sentences, what: str) -> list:
