@@ -173,12 +173,19 @@ def _self_records(hashes, start, count, base, cand, keys, n_cand, shared, m, par
     ``record_*`` buffers, partition ``q`` being ``bounds[q]:bounds[q + 1]``, in
     position order.  Returns ``(n_cand, bounds)``.
     """
+    # The partitions are sized by the previous order's candidates, so that one pass both
+    # keeps the candidates and counts them per partition.
+    parts = 1 << _part_bits(cand.size if m == 0 else n_cand, part_records)
+    mask = np.uint64(parts - 1)
+    bounds = np.zeros(parts + 1, dtype=np.int64)
     if m == 0:
         n_cand = 0
         for j in range(count.size):
             for p in range(count[j]):
+                key = hashes[start[j] + p]
                 cand[n_cand] = base[j] + p
-                keys[n_cand] = hashes[start[j] + p]
+                keys[n_cand] = key
+                bounds[np.int64(key & mask) + 1] += 1
                 n_cand += 1
     else:
         mark = np.uint8(m & 255)
@@ -190,15 +197,12 @@ def _self_records(hashes, start, count, base, cand, keys, n_cand, shared, m, par
                 j += 1
             p = pos - base[j]
             if p + m < count[j] and shared[pos] == mark and shared[pos + 1] == mark:
-                keys[kept] = extend_key(keys[k], hashes[start[j] + p + m])
+                key = extend_key(keys[k], hashes[start[j] + p + m])
+                keys[kept] = key
                 cand[kept] = pos
+                bounds[np.int64(key & mask) + 1] += 1
                 kept += 1
         n_cand = kept
-    parts = 1 << _part_bits(n_cand, part_records)
-    mask = np.uint64(parts - 1)
-    bounds = np.zeros(parts + 1, dtype=np.int64)
-    for k in range(n_cand):
-        bounds[np.int64(keys[k] & mask) + 1] += 1
     for q in range(parts):
         bounds[q + 1] += bounds[q]
     cursor = bounds[:parts].copy()
