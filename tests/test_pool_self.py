@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -219,3 +220,15 @@ def test_self_matches_equal_the_naive_count(sents, max_order, part_records, gap)
 def test_self_matches_at_the_pruning_edges(sents, part_records):
     rows = self_rows(id_tokens(sents, 1), 5, part_records=part_records)
     assert rows[:, 2:7].tolist() == naive_self_matches(sents, 5)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_self_matches_split_between_threads(monkeypatch, threads):
+    """Each thread keeps and scatters the candidates of its own sentences; the partitions
+    must come out in position order whatever the split (3 pieces on 2 workers too)."""
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", threads)
+    rng = np.random.default_rng(5)
+    sents = [list(rng.integers(0, 4, size=rng.integers(0, 9))) for _ in range(60)]
+    sents += [sents[3], sents[3][:4] + [7], sents[40] * 2]
+    rows = self_rows(id_tokens(sents, 2), 4, part_records=2)
+    assert rows[:, 2:6].tolist() == naive_self_matches(sents, 4)

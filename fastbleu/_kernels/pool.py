@@ -160,65 +160,65 @@ def _part_bits(total, part_records):
 
 
 @njit(cache=True, nogil=True)
-def _self_records(hashes, start, count, base, cand, keys, n_cand, shared, m, part_records,
-                  record_keys, record_sentences, record_positions):
-    """Order ``m``'s candidates, their keys extended, scattered by the low bits of the key.
+def _self_keep(hashes, start, count, base, cand, keys, low, n_cand, first, last, shared, m,
+               part_bits):
+    """Order ``m``'s candidates among sentences ``first:last``, and how many per partition.
 
-    The candidates are ``cand[:n_cand]``, increasing positions ``base[j] + p``
-    of the n-gram at token ``p`` of sentence ``j``, with their keys in
-    ``keys``; at order 0 they are every token.  At order ``m > 0`` an order
-    ``m - 1`` candidate stays if its n-gram and the next one in its sentence
-    are both marked ``shared[pos] == m`` (in two sentences or more); the list
-    is compacted in place.  The records (key, sentence, position) go to the
-    ``record_*`` buffers, partition ``q`` being ``bounds[q]:bounds[q + 1]``, in
-    position order.  Returns ``(n_cand, bounds)``.
+    The candidates are ``cand[low:low + n_cand]``, increasing positions
+    ``base[j] + p`` of the n-gram at token ``p`` of sentence ``j``, with their
+    keys in ``keys``; at order 0 they are every token of the sentences.  At
+    order ``m > 0`` an order ``m - 1`` candidate stays if its n-gram and the
+    next one in its sentence are both marked ``shared[pos] == m`` (in two
+    sentences or more), its key extended by one token; the list is compacted
+    in place.  Returns the number kept and their count per partition (the low
+    ``part_bits`` bits of the key).
     """
-    # The partitions are sized by the previous order's candidates, so that one pass both
-    # keeps the candidates and counts them per partition.
-    parts = 1 << _part_bits(cand.size if m == 0 else n_cand, part_records)
-    mask = np.uint64(parts - 1)
-    bounds = np.zeros(parts + 1, dtype=np.int64)
+    mask = np.uint64((1 << part_bits) - 1)
+    sizes = np.zeros(1 << part_bits, dtype=np.int64)
+    k = low
     if m == 0:
-        n_cand = 0
-        for j in range(count.size):
+        for j in range(first, last):
             for p in range(count[j]):
                 key = hashes[start[j] + p]
-                cand[n_cand] = base[j] + p
-                keys[n_cand] = key
-                bounds[np.int64(key & mask) + 1] += 1
-                n_cand += 1
-    else:
-        mark = np.uint8(m & 255)
-        kept = 0
-        j = 0
-        for k in range(n_cand):
-            pos = cand[k]
-            while base[j + 1] <= pos:  # the sentence of pos
-                j += 1
-            p = pos - base[j]
-            if p + m < count[j] and shared[pos] == mark and shared[pos + 1] == mark:
-                key = extend_key(keys[k], hashes[start[j] + p + m])
-                keys[kept] = key
-                cand[kept] = pos
-                bounds[np.int64(key & mask) + 1] += 1
-                kept += 1
-        n_cand = kept
-    for q in range(parts):
-        bounds[q + 1] += bounds[q]
-    cursor = bounds[:parts].copy()
-    j = 0
-    for k in range(n_cand):
-        pos = cand[k]
+                cand[k] = base[j] + p
+                keys[k] = key
+                sizes[np.int64(key & mask)] += 1
+                k += 1
+        return k - low, sizes
+    mark = np.uint8(m & 255)
+    j = first
+    for c in range(low, low + n_cand):
+        pos = cand[c]
+        while base[j + 1] <= pos:  # the sentence of pos
+            j += 1
+        p = pos - base[j]
+        if p + m < count[j] and shared[pos] == mark and shared[pos + 1] == mark:
+            key = extend_key(keys[c], hashes[start[j] + p + m])
+            keys[k] = key
+            cand[k] = pos
+            sizes[np.int64(key & mask)] += 1
+            k += 1
+    return k - low, sizes
+
+
+@njit(cache=True, nogil=True)
+def _self_scatter(base, cand, keys, low, n_cand, first, cursor, record_keys, record_sentences,
+                  record_positions):
+    """Write the records (key, sentence, position) of ``cand[low:low + n_cand]`` (sentences
+    from ``first`` on), each to its partition's ``cursor``: a stable counting sort."""
+    mask = np.uint64(cursor.size - 1)
+    j = first
+    for c in range(low, low + n_cand):
+        pos = cand[c]
         while base[j + 1] <= pos:
             j += 1
-        key = keys[k]
+        key = keys[c]
         q = np.int64(key & mask)
-        c = cursor[q]
-        record_keys[c] = key
-        record_sentences[c] = j
-        record_positions[c] = pos
-        cursor[q] = c + 1
-    return n_cand, bounds
+        r = cursor[q]
+        record_keys[r] = key
+        record_sentences[r] = j
+        record_positions[r] = pos
+        cursor[q] = r + 1
 
 
 @njit(cache=True, nogil=True)
@@ -338,6 +338,50 @@ def _spread(scratch, n, parts, args):
     return total
 
 
+def _run(calls):
+    """``kernel(*args)`` for every ``(kernel, args)``, the first here, the others on the pool."""
+    futures = [threads.submit(kernel, *args) for kernel, args in calls[1:]]
+    return [calls[0][0](*calls[0][1])] + [f.result() for f in futures]
+
+
+def _self_matches(hashes, start, count, max_order, out, part_records, scratch):
+    """Leave-one-out matches of every sentence (see :func:`pool_matches`).
+
+    Each thread keeps and scatters the candidates of its own run of
+    sentences (``pieces``), thread ``k``'s records of a partition after those
+    of threads ``< k``, so every partition stays in position order.
+    """
+    n = count.size
+    base = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(count, out=base[1:])
+    n_tokens = int(base[n])
+    pieces = numba.config.NUMBA_NUM_THREADS if n_tokens >= PARALLEL_PARTS * part_records else 1
+    first = np.searchsorted(base, [n_tokens * k // pieces for k in range(pieces)] + [n_tokens])
+    first[-1] = n
+    low = base[first]
+    kept = (low[1:] - low[:-1]).tolist()  # candidates per piece
+    shared = np.zeros(n_tokens + 1, dtype=np.uint8)
+    # Candidates (position, key) and an order's records (key, sentence, position).
+    cand, rs, rp = (np.empty(n_tokens, dtype=_index_dtype(n_tokens + 1)) for _ in range(3))
+    keys, rk = (np.empty(n_tokens, dtype=np.uint64) for _ in range(2))
+    unread = np.zeros(0, dtype=np.bool_)
+    for m in range(max_order):
+        part_bits = _part_bits(sum(kept), part_records)
+        done = _run([(_self_keep, (hashes, start, count, base, cand, keys, low[k], kept[k],
+                                   first[k], first[k + 1], shared, m, part_bits))
+                     for k in range(pieces)])
+        kept = [d[0] for d in done]
+        sizes = np.array([d[1] for d in done])  # pieces x partitions
+        bounds = np.zeros(sizes.shape[1] + 1, dtype=np.int64)
+        np.cumsum(sizes.sum(axis=0), out=bounds[1:])
+        cursors = bounds[:-1] + np.cumsum(sizes, axis=0) - sizes  # each piece's first slot
+        _run([(_self_scatter, (base, cand, keys, low[k], kept[k], first[k], cursors[k], rk, rs,
+                               rp)) for k in range(pieces)])
+        out[:, 2 + m] = _spread(scratch, n, bounds.size - 1,
+                                (bounds, rk, rs, bounds, rk, rs, unread, 0, True, rp, shared,
+                                 (m + 1) & 255))
+
+
 def _index_dtype(n):
     """Sentence numbers and positions below ``n`` as int32 (less memory to fault in and
     to move), int64 past its range; one kernel signature for all but huge inputs."""
@@ -362,21 +406,7 @@ def pool_matches(hyp_hashes, hyp_start, hyp_count, pool_hashes, pool_start, pool
     n_hyp = hyp_count.size
     scratch = []  # per thread: [table, bits, stamp]
     if leave_one_out:
-        n_tokens = int(pool_count.sum())
-        base = np.zeros(n_hyp + 1, dtype=np.int64)
-        np.cumsum(pool_count, out=base[1:])
-        shared = np.zeros(n_tokens + 1, dtype=np.uint8)
-        # Candidates (position, key) and an order's records (key, sentence, position).
-        cand, rs, rp = (np.empty(n_tokens, dtype=_index_dtype(n_tokens + 1)) for _ in range(3))
-        keys, rk = (np.empty(n_tokens, dtype=np.uint64) for _ in range(2))
-        unread = np.zeros(0, dtype=np.bool_)
-        n_cand = 0
-        for m in range(max_order):
-            n_cand, bounds = _self_records(pool_hashes, pool_start, pool_count, base, cand,
-                                           keys, n_cand, shared, m, part_records, rk, rs, rp)
-            out[:, 2 + m] = _spread(scratch, n_hyp, bounds.size - 1,
-                                    (bounds, rk, rs, bounds, rk, rs, unread, 0, True, rp,
-                                     shared, (m + 1) & 255))
+        _self_matches(pool_hashes, pool_start, pool_count, max_order, out, part_records, scratch)
         return
     pool_keys, pool_base = _compact_keys(pool_hashes, pool_start, pool_count)
     hyp_keys, hyp_base = _compact_keys(hyp_hashes, hyp_start, hyp_count)
