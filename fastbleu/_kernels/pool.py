@@ -31,11 +31,34 @@ from partition to partition.
 A sentence's count of an n-gram is kept in the row while its occurrences are
 read (``_LAST``, ``_RUN``: the number of the sentence counting it and its
 count so far), which works because a partition lists each sentence's
-occurrences together: each occurrence is one probe when the table is built
-and one when the hypotheses are scored, where a hypothesis occurrence is a
-match while the hypothesis's running count does not exceed the clip count
-(``min(count, clip)`` in all).  A hypothesis without a match of order
-``m - 1`` has none of order ``m`` and is skipped.
+occurrences together.  Against a pool, each occurrence is one probe when the
+table is built and one when the hypotheses are scored, where a hypothesis
+occurrence is a match while the hypothesis's running count does not exceed
+the clip count (``min(count, clip)`` in all); a hypothesis without a match
+of order ``m - 1`` has none of order ``m`` and is skipped.  In Self-BLEU the
+hypothesis occurrences are the pool occurrences, in the same order, so the
+build notes each occurrence's row and running count and the scoring reads
+them back without probing again.
+
+**Pruning (Self-BLEU).**  An n-gram that occurs in one sentence only cannot
+match: its own sentence is left out and no other has it.  If either of its
+two (n-1)-grams occurs in one sentence only, so does the n-gram.  So an
+order's occurrences are *candidates* (positions, kept in a list compacted
+in place from order to order): every token at order 1, then only those whose
+(n-1)-gram and the next one in the sentence were both marked as in two
+sentences or more (``_SECOND > 0`` after the build: some sentence other than
+the holder has it), ``shared[pos] == m`` written while scoring order ``m -
+1``.  The marks are order numbers, so they are never cleared.  Of 10,000
+WMT22 system outputs (several systems translating the same sources) 97%, 84%
+and 75% of the occurrences of orders 2 to 4 stay; of less repetitive text,
+fewer.  Keeping and
+scattering the candidates is split between threads by runs of sentences,
+each thread's records of a partition after those of the threads before it.
+
+The buffers of candidates and records are allocated once per call and
+reused for every order, positions and sentence numbers as int32 below
+``2**31``: fresh memory costs a page fault per 4 KiB, which was a quarter
+of the kernel's time.
 
 Keys are the 64-bit polynomial hashes of the rest of fastbleu; here they are
 compared across the whole pool rather than within one segment, so a
@@ -316,6 +339,12 @@ def _count_parts(table, bits, stamp, pool_bounds, pool_rk, pool_rs, hyp_bounds, 
 PARALLEL_PARTS = 8
 
 
+def _run(calls):
+    """``kernel(*args)`` for every ``(kernel, args)``, the first here, the others on the pool."""
+    futures = [threads.submit(kernel, *args) for kernel, args in calls[1:]]
+    return [calls[0][0](*calls[0][1])] + [f.result() for f in futures]
+
+
 def _spread(scratch, n, parts, args):
     """Run ``_count_parts(table, bits, stamp, *args, matches, first, last)`` over ``parts``
     partitions, split between threads; the summed matches of the ``n`` sentences."""
@@ -327,21 +356,14 @@ def _spread(scratch, n, parts, args):
     while len(scratch) < pieces:
         scratch.append([np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64), _MIN_BITS, 0])
     matches = [np.zeros(n, dtype=np.int64) for _ in range(pieces)]
-    calls = [(*scratch[k], *args, matches[k], bounds[k], bounds[k + 1]) for k in range(pieces)]
-    futures = [threads.submit(_count_parts, *a) for a in calls[1:]]
-    results = [_count_parts(*calls[0])] + [f.result() for f in futures]
+    results = _run([(_count_parts, (*scratch[k], *args, matches[k], bounds[k], bounds[k + 1]))
+                    for k in range(pieces)])
     for k in range(pieces):
         scratch[k] = list(results[k])
     total = matches[0]
     for k in range(1, pieces):
         total += matches[k]
     return total
-
-
-def _run(calls):
-    """``kernel(*args)`` for every ``(kernel, args)``, the first here, the others on the pool."""
-    futures = [threads.submit(kernel, *args) for kernel, args in calls[1:]]
-    return [calls[0][0](*calls[0][1])] + [f.result() for f in futures]
 
 
 def _self_matches(hashes, start, count, max_order, out, part_records, scratch):
