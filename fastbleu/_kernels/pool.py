@@ -55,10 +55,9 @@ fewer.  Keeping and
 scattering the candidates is split between threads by runs of sentences,
 each thread's records of a partition after those of the threads before it.
 
-The buffers of candidates and records are allocated once per call and
-reused for every order, positions and sentence numbers as int32 below
-``2**31``: fresh memory costs a page fault per 4 KiB, which was a quarter
-of the kernel's time.
+The candidates and records live in one block allocated once per call,
+positions and sentence numbers as int32 below ``2**31``: fresh memory costs a
+page fault per 4 KiB, which was a quarter of the kernel's time.
 
 Keys are the 64-bit polynomial hashes of the rest of fastbleu; here they are
 compared across the whole pool rather than within one segment, so a
@@ -382,10 +381,13 @@ def _self_matches(hashes, start, count, max_order, out, part_records, scratch):
     first[-1] = n
     low = base[first]
     kept = (low[1:] - low[:-1]).tolist()  # candidates per piece
+    # Candidates (position, key) and an order's records (key, sentence, position): one block,
+    # which glibc keeps for the next call (below its 32 MiB mmap limit) rather than unmapping.
+    index = _index_dtype(n_tokens + 1)
+    block = np.empty(n_tokens * (16 + 3 * np.dtype(index).itemsize), dtype=np.uint8)
+    keys, rk = block[:16 * n_tokens].view(np.uint64).reshape(2, n_tokens)
+    cand, rs, rp = block[16 * n_tokens:].view(index).reshape(3, n_tokens)
     shared = np.zeros(n_tokens + 1, dtype=np.uint8)
-    # Candidates (position, key) and an order's records (key, sentence, position).
-    cand, rs, rp = (np.empty(n_tokens, dtype=_index_dtype(n_tokens + 1)) for _ in range(3))
-    keys, rk = (np.empty(n_tokens, dtype=np.uint64) for _ in range(2))
     unread = np.zeros(0, dtype=np.bool_)
     for m in range(max_order):
         part_bits = _part_bits(sum(kept), part_records)
