@@ -42,18 +42,17 @@ them back without probing again.
 
 **Pruning (Self-BLEU).**  An n-gram that occurs in one sentence only cannot
 match: its own sentence is left out and no other has it.  If either of its
-two (n-1)-grams occurs in one sentence only, so does the n-gram.  So an
-order's occurrences are *candidates* (positions, kept in a list compacted
-in place from order to order): every token at order 1, then only those whose
-(n-1)-gram and the next one in the sentence were both marked as in two
-sentences or more (``_SECOND > 0`` after the build: some sentence other than
-the holder has it), ``shared[pos] == m`` written while scoring order ``m -
-1``.  The marks are order numbers, so they are never cleared.  Of 10,000
-WMT22 system outputs (several systems translating the same sources) 97%, 84%
-and 75% of the occurrences of orders 2 to 4 stay; of less repetitive text,
-fewer.  Keeping and
-scattering the candidates is split between threads by runs of sentences,
-each thread's records of a partition after those of the threads before it.
+two (n-1)-grams occurs in one sentence only, so does the n-gram.  So the
+occurrences counted are *candidates*, positions kept in a list compacted in
+place from order to order: every token for unigrams, then only the
+positions whose (n-1)-gram and the next one in the sentence were both
+marked while order n - 1 was scored (``shared[pos]``: ``_SECOND > 0``, some
+sentence other than the holder has it).  A mark is the order's number, so
+the marks are never cleared.  Of 10,000 WMT22 system outputs (several
+systems translating the same sources) 97%, 84% and 75% of the occurrences of
+orders 2 to 4 stay; of less repetitive text, fewer.  Keeping and scattering
+the candidates is split between threads by runs of sentences, each thread's
+records of a partition after those of the threads before it.
 
 The candidates and records live in one block allocated once per call,
 positions and sentence numbers as int32 below ``2**31``: fresh memory costs a
