@@ -60,7 +60,9 @@ def _tokens(sentences, what: str, key=None) -> Tokens:
                                     ) from None
         raise
     n_keys = len(vocabulary)
-    if key is not None:  # renumber the distinct tokens by key(token): O(vocabulary)
+    # Renumber the distinct tokens by key(token), O(vocabulary); not needed when key is str
+    # and every token is exactly a str (a str subclass may have its own __str__).
+    if key is not None and not (key is str and set(map(type, vocabulary)) <= {str}):
         renumber: dict = {}
         remap = np.array([renumber.setdefault(key(token), len(renumber))
                           for token in vocabulary], dtype=np.int64)
@@ -68,7 +70,9 @@ def _tokens(sentences, what: str, key=None) -> Tokens:
         n_keys = len(renumber)
     start = np.zeros(n, dtype=np.int64)
     np.cumsum(count[:-1], out=start[1:])
-    return Tokens(finish_keys(np.arange(n_keys))[ids], start, count)
+    # Each token's key, written over its number (a fresh array costs page faults).
+    hashes = np.take(finish_keys(np.arange(n_keys)), ids, out=ids.view(np.uint64), mode="clip")
+    return Tokens(hashes, start, count)
 
 
 def _sentences(sentences, what: str) -> list:
