@@ -154,3 +154,11 @@ def test_selfbleu_compares_tokens_as_str(lines, as_text):
     assert SelfBLEU(lines).get_score() == SelfBLEU(as_text).get_score()
     assert SelfBLEU(lines).get_score() != SelfBLEU([[repr(t) for t in s] for s in lines]
                                                    ).get_score()
+
+
+def test_selfbleu_tells_equal_tokens_apart_by_their_str():
+    """1 == 1.0 == True (one dict key), but fast-bleu compares '1', '1.0' and 'True'."""
+    lines = [[1, 2, 3], [1.0, 2, 3], [True, 2, 3], [1, 2, 4]]
+    as_str = [[str(t) for t in s] for s in lines]
+    assert SelfBLEU(lines).get_score() == SelfBLEU(as_str).get_score()
+    assert SelfBLEU(lines).get_score() != SelfBLEU([["1", *s[1:]] for s in as_str]).get_score()
