@@ -10,14 +10,21 @@ several tokenizers and options.
 
 from __future__ import annotations
 
+from collections import Counter
+
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastbleu import BLEU
+from fastbleu._kernels.counting import REF_SHORTEST
+from fastbleu._kernels.hashing import finish_keys
+from fastbleu._kernels.pool import PART_RECORDS
 from fastbleu.metrics.bleu_pool import (closest_lengths, closest_other_lengths, pool_rows,
                                         self_rows, text_tokens)
+from fastbleu.statistics import Tokens
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU as SacreBLEU  # noqa: E402
@@ -116,6 +123,8 @@ def test_closest_lengths_tie_to_the_shorter(lengths, hyp_len):
     others = closest_other_lengths(np.array(lengths))
     assert others.tolist() == [closest(lengths[:i] + lengths[i + 1:], h)
                                for i, h in enumerate(lengths)]
+    shortest = closest_other_lengths(np.array(lengths), REF_SHORTEST)
+    assert shortest.tolist() == [min(lengths[:i] + lengths[i + 1:]) for i in range(len(lengths))]
 
 
 def test_errors():
@@ -148,3 +157,78 @@ def test_a_large_pool_grows_the_table():
     some = pool[:40]
     assert bleu.self_scores(some).tolist() == \
         [reference.sentence_score(s, some[:i] + some[i + 1:]).score for i, s in enumerate(some)]
+
+
+# -- leave-one-out pruning: only n-grams whose (n-1)-grams are in two sentences are counted --
+
+
+def naive_self_matches(sents: list[list[int]], max_order: int) -> list[list[int]]:
+    """Per sentence and order, sum over its n-grams of min(count, max count in any other)."""
+    grams = [[Counter(tuple(s[p:p + n]) for p in range(len(s) - n + 1))
+              for n in range(1, max_order + 1)] for s in sents]
+    return [[sum(min(c, max((grams[j][n][g] for j in range(len(sents)) if j != i), default=0))
+                 for g, c in grams[i][n].items()) for n in range(max_order)]
+            for i in range(len(sents))]
+
+
+def id_tokens(sents: list[list[int]], gap: int) -> Tokens:
+    """Token keys of integer tokens, each sentence stored ``gap`` slots after the previous one."""
+    count = np.array([len(s) for s in sents], dtype=np.int64)
+    start = np.zeros(len(sents), dtype=np.int64)
+    start[1:] = np.cumsum(count[:-1] + gap)
+    hashes = np.full(int(start[-1] + count[-1] + gap), 7, dtype=np.uint64)
+    for s, b in zip(sents, start):
+        hashes[b:b + len(s)] = finish_keys(np.array(s, dtype=np.int64))
+    return Tokens(hashes, start, count)
+
+
+def derived(pairs):
+    """Sentences made from earlier ones: copies, prefixes, suffixes, one token changed, a
+    piece repeated, so that n-grams share their (n-1)-grams without being shared."""
+    out = []
+    for s, (kind, k, t) in pairs:
+        if out and kind:
+            e = out[k % len(out)]
+            s = [e, e[:t], e[t:], e[:t] + [9] + e[t + 1:], e[:t] * 2 + e, e[::-1]][kind - 1]
+        out.append(list(s))
+    return out
+
+
+prune_corpus = st.lists(st.tuples(st.lists(st.integers(0, 3), max_size=8),
+                                  st.tuples(st.integers(0, 6), st.integers(0, 9),
+                                            st.integers(0, 6))),
+                        min_size=2, max_size=9).map(derived)
+
+
+@settings(max_examples=150, deadline=None)
+@given(prune_corpus, st.integers(1, 6), st.sampled_from([1, 3, PART_RECORDS]),
+       st.integers(0, 2))
+def test_self_matches_equal_the_naive_count(sents, max_order, part_records, gap):
+    rows = self_rows(id_tokens(sents, gap), max_order, part_records=part_records)
+    assert rows[:, 2:2 + max_order].tolist() == naive_self_matches(sents, max_order)
+
+
+@pytest.mark.parametrize("sents", [
+    [[0, 1, 2, 3], [0, 1, 2, 4], [5, 1, 2, 3]],  # 3-grams share both 2-grams, none shared
+    [[0, 1, 2], [0, 1, 2], [3, 4]],  # shared only by a duplicate
+    [[0, 1, 2, 3]] * 3 + [[0, 1]],  # three copies
+    [[0, 1, 0, 1, 0, 1], [0, 1, 5], [0, 1, 0, 1]],  # shared by two sentences, other counts
+    [[0, 1], [1, 2], [2, 0], [0, 1, 2, 0, 1, 2]],  # every 2-gram shared, no 3-gram
+    [[], [0], [0, 0, 0, 0], [0, 0]],
+])
+@pytest.mark.parametrize("part_records", [1, PART_RECORDS])
+def test_self_matches_at_the_pruning_edges(sents, part_records):
+    rows = self_rows(id_tokens(sents, 1), 5, part_records=part_records)
+    assert rows[:, 2:7].tolist() == naive_self_matches(sents, 5)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_self_matches_split_between_threads(monkeypatch, threads):
+    """Each thread keeps and scatters the candidates of its own sentences; the partitions
+    must come out in position order whatever the split (3 pieces on 2 workers too)."""
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", threads)
+    rng = np.random.default_rng(5)
+    sents = [list(rng.integers(0, 4, size=rng.integers(0, 9))) for _ in range(60)]
+    sents += [sents[3], sents[3][:4] + [7], sents[40] * 2]
+    rows = self_rows(id_tokens(sents, 2), 4, part_records=2)
+    assert rows[:, 2:6].tolist() == naive_self_matches(sents, 4)

@@ -135,3 +135,30 @@ def test_fast_bleu_selfbleu(n, length, data, weights, smoothing):
     theirs = fast_bleu.SelfBLEU(sents, weights, smoothing).get_score()
     for name in weights:
         np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-14, atol=0)
+
+
+class Loud(str):
+    """A str subclass with its own ``__str__``: fast-bleu compares ``str(token)``."""
+
+    def __str__(self):
+        return self.upper()
+
+
+@pytest.mark.parametrize("lines, as_text", [
+    ([[Loud("x"), "b", "c"], ["X", "b", "c"], ["y", "X", "b"]],
+     [["X", "b", "c"], ["X", "b", "c"], ["y", "X", "b"]]),
+    ([[1, 2, 3], ["1", 2, "3"], [2, 3, 4]], [["1", "2", "3"]] * 2 + [["2", "3", "4"]]),
+])
+def test_selfbleu_compares_tokens_as_str(lines, as_text):
+    """Plain str tokens skip the renumbering by ``str``; other tokens go through it."""
+    assert SelfBLEU(lines).get_score() == SelfBLEU(as_text).get_score()
+    assert SelfBLEU(lines).get_score() != SelfBLEU([[repr(t) for t in s] for s in lines]
+                                                   ).get_score()
+
+
+def test_selfbleu_tells_equal_tokens_apart_by_their_str():
+    """1 == 1.0 == True (one dict key), but fast-bleu compares '1', '1.0' and 'True'."""
+    lines = [[1, 2, 3], [1.0, 2, 3], [True, 2, 3], [1, 2, 4]]
+    as_str = [[str(t) for t in s] for s in lines]
+    assert SelfBLEU(lines).get_score() == SelfBLEU(as_str).get_score()
+    assert SelfBLEU(lines).get_score() != SelfBLEU([["1", *s[1:]] for s in as_str]).get_score()

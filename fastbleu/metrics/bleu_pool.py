@@ -63,21 +63,25 @@ def closest_other_lengths(lengths: np.ndarray, ref_length: int = REF_CLOSEST) ->
     """
     lengths = np.asarray(lengths, dtype=np.int64)
     ordered = np.sort(lengths)
-    first = np.searchsorted(ordered, lengths, side="left")
-    after = np.searchsorted(ordered, lengths, side="right")
-    shared = after - first >= 2  # another sentence has the same length
+    # The answer depends only on the length and on whether another sentence has it, so
+    # work on the distinct lengths (few) and look each sentence's up among them.
+    runs = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    values = ordered[runs]
+    shared = np.diff(np.append(runs, ordered.size)) >= 2  # another sentence has the length
+    d = values.size
     if ref_length == REF_SHORTEST:
         # The shortest length, unless this sentence alone has it.
-        alone_shortest = (first == 0) & ~shared
-        return np.where(alone_shortest, ordered[np.minimum(1, ordered.size - 1)], ordered[0])
-    n = ordered.size
-    # This sentence is the only one at ``ordered[first]``: the neighbours around it.
-    has_below = first > 0
-    has_above = after < n
-    below = ordered[np.maximum(first - 1, 0)]
-    above = ordered[np.minimum(after, n - 1)]
-    take_below = has_below & (~has_above | (lengths - below <= above - lengths))
-    return np.where(shared, lengths, np.where(take_below, below, above))
+        answer = np.full(d, values[0])
+        if not shared[0]:
+            answer[0] = values[min(1, d - 1)]
+    else:
+        # A length no other sentence has: the neighbouring distinct lengths.
+        at = np.arange(d)
+        below = values[np.maximum(at - 1, 0)]
+        above = values[np.minimum(at + 1, d - 1)]
+        take_below = (at > 0) & ((at == d - 1) | (values - below <= above - values))
+        answer = np.where(shared, values, np.where(take_below, below, above))
+    return answer[np.searchsorted(values, lengths)]
 
 
 def _rows(hyp_count: np.ndarray, ref_len: np.ndarray, max_order: int) -> np.ndarray:

@@ -60,15 +60,20 @@ def _tokens(sentences, what: str, key=None) -> Tokens:
                                     ) from None
         raise
     n_keys = len(vocabulary)
-    if key is not None:  # renumber the distinct tokens by key(token): O(vocabulary)
-        renumber: dict = {}
-        remap = np.array([renumber.setdefault(key(token), len(renumber))
-                          for token in vocabulary], dtype=np.int64)
-        ids = remap[ids] if ids.size else ids
-        n_keys = len(renumber)
+    # Number key(token) instead, unless key is str and every token is exactly a str (a
+    # str subclass may have its own __str__).  Every token's key, not the vocabulary's:
+    # equal tokens may have different keys (1 == 1.0 == True; their str differ).
+    if key is not None and not (key is str and set(map(type, vocabulary)) <= {str}):
+        by_key: defaultdict = defaultdict()
+        by_key.default_factory = by_key.__len__
+        ids = np.fromiter(map(by_key.__getitem__, map(key, chain.from_iterable(sentences))),
+                          dtype=np.int64, count=ids.size)
+        n_keys = len(by_key)
     start = np.zeros(n, dtype=np.int64)
     np.cumsum(count[:-1], out=start[1:])
-    return Tokens(finish_keys(np.arange(n_keys))[ids], start, count)
+    # Each token's key, written over its number (a fresh array costs page faults).
+    hashes = np.take(finish_keys(np.arange(n_keys)), ids, out=ids.view(np.uint64), mode="clip")
+    return Tokens(hashes, start, count)
 
 
 def _sentences(sentences, what: str) -> list:
