@@ -44,6 +44,7 @@ from .hashing import FNV_OFFSET, finish, fnv_step
 from .threads import for_chunks
 from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, _CLASS_SPLIT, _MAYBE_SPACE, _SPACE,
                            _preprocess_13a, _split_tokens)
+from .tokenize_flat import _FLAGS_13A, _FLAGS_SPLIT, _scan_flat
 from .tokenize_unicode import (_is_space_at, _lstrip_start, _rstrip_end, _split_unicode,
                                _utf8_length)
 from .unicode_classes import intl_roles, zh_roles
@@ -80,8 +81,11 @@ def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, out_start, first
             out_count[i] = _tokens_char(data, start, end, out_hashes, pos)
             pos += out_count[i]
             continue
-        classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
-        count = _split_tokens(data, start, end, out_hashes, pos, classes)
+        flags = _FLAGS_SPLIT if kind == TOKENIZE_NONE else _FLAGS_13A
+        count = _scan_flat(data, start, end, out_hashes, pos, flags)
+        if count < 0:  # a 13a trigger or Unicode whitespace: the branchy scanner
+            classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
+            count = _split_tokens(data, start, end, out_hashes, pos, classes)
         if count < 0:
             length = end - start
             if scratch.size < length:
