@@ -47,8 +47,7 @@ import numpy as np
 from numba import njit
 
 from .hashing import FNV_OFFSET, finish, fnv_step
-from .tokenize_13a import (_CLASS_13A_RAW, _CLASS_SPLIT, _DASH, _DIGIT, _DOT_COMMA,
-                           _MAYBE_SPACE, _PUNCT, _SPACE, _TRIGGER)
+from .tokenize_13a import _DASH, _DIGIT, _DOT_COMMA, _MAYBE_SPACE, _PUNCT, _SPACE, _TRIGGER
 from .tokenize_unicode import _is_space_at, _utf8_length
 
 _ENDS = 1  # a token ends before this byte
@@ -58,10 +57,11 @@ _SLOW = 8  # a trigger, or a '.'/',' after a '.'/',': the segment goes to _split
 
 
 def _window_table():
-    """What happens at byte j for each window ``c[j-2] c[j-1] c[j] c[j+1]`` of classes."""
+    """What happens at byte j for each window of classes ``c[j-2]`` (bits 0-2) to
+    ``c[j+1]`` (bits 9-11)."""
     table = np.zeros(1 << 12, dtype=np.uint8)
     for window in range(1 << 12):
-        before2, before, here, after = ((window >> shift) & 7 for shift in (9, 6, 3, 0))
+        before2, before, here, after = ((window >> shift) & 7 for shift in (0, 3, 6, 9))
 
         def isolated(left, c, right):
             return (c == _PUNCT or (c == _DASH and left == _DIGIT)
@@ -85,7 +85,8 @@ def _window_table():
 _WINDOW = _window_table()
 # uint64 constants: numba would take ``uint64 op int`` to float64.
 _U_CLASS_BITS = np.uint64(3)
-_U_WINDOW_MASK = np.uint64((1 << 12) - 1)
+_U_NEXT = np.uint64(9)  # where the window takes the next byte's class
+_U_HERE = np.uint64(6)  # where the window holds the current byte's class
 _U_SPACE = np.uint64(_SPACE)
 _U_ENDS = np.uint64(_ENDS)
 _U_STARTS = np.uint64(_STARTS)
@@ -125,12 +126,14 @@ def _scan_flat(buf, start, end, out, pos, classes):
     k = np.uint64(pos)  # where the next token's hash goes
     h = FNV_OFFSET
     seen = np.uint64(0)  # union of the codes met
-    # The padding space twice, then the first byte.
+    # The padding space twice, then the first byte, moved down by the first step.
     b = buf[np.uint64(start)]
-    window = (((_U_SPACE << _U_CLASS_BITS) | _U_SPACE) << _U_CLASS_BITS) | np.uint64(classes[b])
+    window = ((_U_SPACE << _U_CLASS_BITS) | (_U_SPACE << _U_HERE)
+              | (np.uint64(classes[b]) << _U_NEXT))
     for j in range(np.uint64(start) + np.uint64(1), np.uint64(end)):
         b_next = buf[j]
-        window = ((window << _U_CLASS_BITS) | np.uint64(classes[b_next])) & _U_WINDOW_MASK
+        # shifting right drops the oldest class: no mask on the loop-carried chain
+        window = (window >> _U_CLASS_BITS) | (np.uint64(classes[b_next]) << _U_NEXT)
         code = np.uint64(_WINDOW[window])
         out[k] = h  # the token that ended before this byte, if any; else overwritten
         k += code & _U_ENDS
@@ -138,14 +141,14 @@ def _scan_flat(buf, start, end, out, pos, classes):
         seen |= code
         b = b_next
     # The last byte, followed by the padding space, which ends its token.
-    window = ((window << _U_CLASS_BITS) | _U_SPACE) & _U_WINDOW_MASK
+    window = (window >> _U_CLASS_BITS) | (_U_SPACE << _U_NEXT)
     code = np.uint64(_WINDOW[window])
     out[k] = h
     k += code & _U_ENDS
     h = fnv_step(FNV_OFFSET if code & _U_STARTS else h, b)
     seen |= code
     out[k] = h
-    k += np.uint64(((window >> _U_CLASS_BITS) & np.uint64(7)) != _U_SPACE)
+    k += np.uint64(((window >> _U_HERE) & np.uint64(7)) != _U_SPACE)
     if seen & (_U_CHECK | _U_SLOW):
         if seen & _U_SLOW or not _plain_code_points(buf, start, end, classes):
             return -1
