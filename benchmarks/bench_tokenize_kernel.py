@@ -17,6 +17,14 @@ The digest is a SHA-256 of every segment's token count and hashes (compacted):
 two trees that print the same digest tokenize the corpus bit for bit alike.
 
     NUMBA_CACHE_DIR=/tmp/nc-x FASTBLEU_NO_AOT=1 python benchmarks/bench_tokenize_kernel.py
+
+``--kernel-passes N`` instead runs the chunk kernel ``_tokenize_chunk`` of the
+first tokenizer given ``N`` times over the first 10,000 segments of each side
+(one column, one call each) after a warm-up call on one segment, and times
+nothing: for instruction counts, e.g. the difference of ``N = 3`` and ``N = 1`` in
+
+    valgrind --tool=callgrind --branch-sim=yes python benchmarks/bench_tokenize_kernel.py \
+        --tokenize 13a --kernel-passes 3
 """
 
 from __future__ import annotations
@@ -38,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--tokenize", nargs="+", default=["13a", "none", "char"])
     p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--kernel-passes", type=int, default=None)
     p.add_argument("--wmt-dir", type=Path,
                    default=Path(__file__).resolve().parent.parent.parent / "shared" / "wmt22")
     args = p.parse_args(argv)
@@ -50,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
 
     hyps, refs = bench_corpus.load_corpus(bench_corpus.wmt22_files(args.wmt_dir))
     n = len(hyps)
+    if args.kernel_passes is not None:
+        return kernel_passes(hyps[:10_000] + refs[:10_000], args.tokenize[0], args.kernel_passes)
     batches = [as_text_column(side[first:first + KERNEL_BATCH_SIZE], "text")
                for side in (hyps, refs) for first in range(0, n, KERNEL_BATCH_SIZE)]
     import fastbleu
@@ -73,6 +84,28 @@ def main(argv: list[str] | None = None) -> int:
     for name, seconds in best.items():
         print(f"{name}: {seconds / (2 * n) * 1e9:.1f} ns per segment of one side "
               f"(best of {args.repeat})")
+    return 0
+
+
+def kernel_passes(lines: list[str], name: str, passes: int) -> int:
+    import numpy as np
+
+    from fastbleu._kernels.tokenize import _tokenize_chunk
+    from fastbleu.tokenizers import get_tokenizer
+
+    raw = [line.encode() for line in lines]
+    offsets = np.zeros(len(raw) + 1, dtype=np.int64)
+    np.cumsum([len(r) for r in raw], out=offsets[1:])
+    data = np.frombuffer(b"".join(raw), dtype=np.uint8)
+    n = len(raw)
+    out = np.empty(int(offsets[-1]) + 1, dtype=np.uint64)
+    count = np.empty(n, dtype=np.int64)
+    start = np.empty(n, dtype=np.int64)
+    kind = get_tokenizer(name).kernel
+    _tokenize_chunk(data, offsets, kind, out, count, start, 0, 1)
+    for _ in range(passes):
+        _tokenize_chunk(data, offsets, kind, out, count, start, 0, n)
+    print(f"{name}: {passes} passes over {n} segments, {int(count.sum())} tokens")
     return 0
 
 
