@@ -96,7 +96,7 @@ def kernel_passes(lines: list[str], name: str, passes: int) -> int:
     raw = [line.encode() for line in lines]
     offsets = np.zeros(len(raw) + 1, dtype=np.int64)
     np.cumsum([len(r) for r in raw], out=offsets[1:])
-    data = np.frombuffer(b"".join(raw), dtype=np.uint8)
+    data = np.frombuffer(b"".join(raw), dtype=np.uint8).copy()  # writable, as in use
     n = len(raw)
     out = np.empty(int(offsets[-1]) + 1, dtype=np.uint64)
     count = np.empty(n, dtype=np.int64)
