@@ -238,17 +238,20 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
 
     ``references`` is either a cached :class:`References` or the reference
     streams as text, which are then tokenized batch by batch with the
-    hypotheses.  ``buffers`` (hypothesis, reference) lets a caller that
-    streams a table reuse the hash scratch across its own batches.  More
+    hypotheses.  ``buffers`` (a (hypothesis, reference) pair or
+    :class:`BufferPairs`) lets a caller that streams a table reuse the hash
+    scratch across its own batches.  Batches are of even sizes
+    (:func:`even_bounds`).  More
     than one batch: each batch runs whole on a thread of the pool, as many
     at once as it has threads (:func:`fastbleu._kernels.threads.ordered_map`;
     one hand-over per batch rather than a fork-join per kernel call).
     """
     n = len(hypotheses)
-    lend = BufferPairs(buffers).lend
+    lend = (buffers if isinstance(buffers, BufferPairs) else BufferPairs(buffers)).lend
+    bounds = even_bounds(n, batch_size)
 
-    def rows(first: int, pair: tuple[HashBuffer, HashBuffer]) -> np.ndarray:
-        last = min(n, first + batch_size)
+    def rows(k: int, pair: tuple[HashBuffer, HashBuffer]) -> np.ndarray:
+        first, last = bounds[k], bounds[k + 1]
         hyp = tokenize(hypotheses.slice(first, last), tokenizer, lowercase, pair[0])
         if isinstance(references, References):
             refs = references.slice(first, last)
@@ -257,13 +260,22 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
                                         tokenizer, lowercase, pair[1])
         return batch_rows(hyp, refs, max_order, ref_length)
 
-    if n <= batch_size:  # one batch, here (no numba import for a small input)
+    if len(bounds) <= 2:  # one batch, here (no numba import for a small input)
         if n:
             yield lend(rows)(0)
         return
     from ._kernels.threads import ordered_map  # imports numba; large inputs use it anyway
 
-    yield from ordered_map(lend(rows), range(0, n, batch_size))
+    yield from ordered_map(lend(rows), range(len(bounds) - 1))
+
+
+def even_bounds(n: int, batch_size: int) -> list[int]:
+    """Bounds ``[0, ..., n]`` of the fewest batches of at most ``batch_size`` segments,
+    of even sizes: no small last batch (each is a pool thread's job; with the
+    ahead-of-time kernels, a job under ``2 * MIN_CHUNK`` segments would run
+    them holding the GIL)."""
+    pieces = max(1, -(-n // batch_size))
+    return [n * k // pieces for k in range(pieces + 1)]
 
 
 def batch_rows(hyp: Tokens, refs: References, max_order: int, ref_length: int) -> np.ndarray:

@@ -137,7 +137,8 @@ def for_chunks(kernel, n: int, *args, min_chunk: int = _MIN_CHUNK) -> None:
         future.result()
 
 
-def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None) -> Iterator:
+def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
+                executor: ThreadPoolExecutor | None = None) -> Iterator:
     """``work(item)`` for every item, on the pool, yielded in the items' order.
 
     Each item is one job on one pool thread (its kernels run in one piece
@@ -149,8 +150,9 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None) -
     oldest result is yielded.  Closing the generator early cancels the jobs
     not started and waits for the running ones.  On a pool thread the jobs
     run there, one after the other (a pool thread never waits for the pool).
+    ``executor`` runs the jobs on other threads than the pool's.
     """
-    if in_pool_thread():
+    if in_pool_thread() and executor is None:
         yield from map(work, items)
         return
     if in_flight is None:
@@ -158,7 +160,7 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None) -
     pending = deque()
     try:
         for item in items:
-            pending.append(_executor().submit(work, item))
+            pending.append((executor or _executor()).submit(work, item))
             if len(pending) >= in_flight:
                 yield pending.popleft().result()
         while pending:
