@@ -238,43 +238,55 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
 
     ``references`` is either a cached :class:`References` or the reference
     streams as text, which are then tokenized batch by batch with the
-    hypotheses.  ``buffers`` (a (hypothesis, reference) pair or
-    :class:`BufferPairs`) lets a caller that streams a table reuse the hash
-    scratch across its own batches.  Batches are of even sizes
-    (:func:`even_bounds`).  More
-    than one batch: each batch runs whole on a thread of the pool, as many
-    at once as it has threads (:func:`fastbleu._kernels.threads.ordered_map`;
-    one hand-over per batch rather than a fork-join per kernel call).
+    hypotheses.  ``buffers`` (hypothesis, reference) lets a caller that
+    streams a table reuse the hash scratch across its own batches.
+
+    The batches are of even sizes (:func:`even_bounds`).  When there are
+    several, each runs whole on a thread of the pool, as many at once as it
+    has threads (:func:`fastbleu._kernels.threads.ordered_map`): one
+    hand-over per batch rather than a fork-join per kernel call.
     """
     n = len(hypotheses)
-    lend = (buffers if isinstance(buffers, BufferPairs) else BufferPairs(buffers)).lend
-    bounds = even_bounds(n, batch_size)
+    lend = BufferPairs(buffers).lend
+    if n <= batch_size:  # one batch, here (no numba import for a small input)
+        if n:
+            yield lend(_batch_rows)(hypotheses, references, tokenizer, lowercase, max_order,
+                                    ref_length)
+        return
+    from ._kernels.threads import ordered_map, pool_size  # imports numba; large inputs use it
+
+    bounds = even_bounds(n, batch_size, pool_size())
 
     def rows(k: int, pair: tuple[HashBuffer, HashBuffer]) -> np.ndarray:
         first, last = bounds[k], bounds[k + 1]
-        hyp = tokenize(hypotheses.slice(first, last), tokenizer, lowercase, pair[0])
-        if isinstance(references, References):
-            refs = references.slice(first, last)
-        else:
-            refs = References.tokenized([s.slice(first, last) for s in references],
-                                        tokenizer, lowercase, pair[1])
-        return batch_rows(hyp, refs, max_order, ref_length)
-
-    if len(bounds) <= 2:  # one batch, here (no numba import for a small input)
-        if n:
-            yield lend(rows)(0)
-        return
-    from ._kernels.threads import ordered_map  # imports numba; large inputs use it anyway
+        refs = references.slice(first, last) if isinstance(references, References) else \
+            [s.slice(first, last) for s in references]
+        return _batch_rows(hypotheses.slice(first, last), refs, tokenizer, lowercase, max_order,
+                           ref_length, pair)
 
     yield from ordered_map(lend(rows), range(len(bounds) - 1))
 
 
-def even_bounds(n: int, batch_size: int) -> list[int]:
-    """Bounds ``[0, ..., n]`` of the fewest batches of at most ``batch_size`` segments,
-    of even sizes: no small last batch (each is a pool thread's job; with the
-    ahead-of-time kernels, a job under ``2 * MIN_CHUNK`` segments would run
-    them holding the GIL)."""
-    pieces = max(1, -(-n // batch_size))
+def _batch_rows(hypotheses: TextColumn, references: References | list[TextColumn],
+                tokenizer: Tokenizer, lowercase: bool, max_order: int, ref_length: int,
+                pair: tuple[HashBuffer, HashBuffer]) -> np.ndarray:
+    """The rows of one batch: tokenize both sides (into ``pair``), then count."""
+    hyp = tokenize(hypotheses, tokenizer, lowercase, pair[0])
+    if not isinstance(references, References):
+        references = References.tokenized(references, tokenizer, lowercase, pair[1])
+    return batch_rows(hyp, references, max_order, ref_length)
+
+
+def even_bounds(n: int, batch_size: int, threads: int = 1) -> list[int]:
+    """Bounds ``[0, ..., n]`` of batches of even sizes, at most ``batch_size`` segments.
+
+    The fewest such batches, but at least ``threads`` if each still has
+    ``batch_size // 2`` segments, so that a mid-size input keeps a many-core
+    pool busy.  Even sizes leave no small last batch: each batch is a pool
+    thread's job, and with the ahead-of-time kernels a job under
+    ``2 * MIN_CHUNK`` segments would run them holding the GIL.
+    """
+    pieces = max(1, -(-n // batch_size), min(threads, n // max(1, batch_size // 2)))
     return [n * k // pieces for k in range(pieces + 1)]
 
 

@@ -111,3 +111,20 @@ def test_batches_side_by_side_give_the_rows_of_one_call():
     whole, = iter_statistics(*columns, tokenizer, False, 4, batch_size=n)
     np.testing.assert_array_equal(np.concatenate(batches), whole)
     np.testing.assert_array_equal(BLEU().segment_statistics(hyps, [first, second]), whole)
+
+
+def test_even_bounds_cut_no_small_batch_and_feed_every_thread():
+    from fastbleu.statistics import even_bounds
+
+    for n in [1, 8191, 16384, 16385, 40_000, 100_000, 1_000_003]:
+        for threads_ in [1, 2, 16]:
+            bounds = even_bounds(n, 16384, threads_)
+            sizes = np.diff(bounds)
+            assert bounds[0] == 0 and bounds[-1] == n and sizes.max() <= 16384
+            assert sizes.max() - sizes.min() <= 1
+            if len(sizes) > 1:
+                assert sizes.min() >= 8192
+            if n >= 8192 * threads_:
+                assert len(sizes) >= threads_
+    assert len(even_bounds(100_000, 16384, 2)) - 1 == 7
+    assert len(even_bounds(100_000, 16384, 16)) - 1 == 12

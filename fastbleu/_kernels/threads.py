@@ -50,6 +50,11 @@ def in_pool_thread() -> bool:
     return getattr(_thread, "in_pool", False)
 
 
+def pool_size() -> int:
+    """The pool's number of threads (numba's ``NUMBA_NUM_THREADS``)."""
+    return numba.config.NUMBA_NUM_THREADS
+
+
 def _executor() -> ThreadPoolExecutor:
     """The shared pool, created on first use (callers may themselves be threads)."""
     global _pool

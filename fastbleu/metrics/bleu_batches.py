@@ -57,10 +57,15 @@ def warn_if_tokenized(metric, hyps: TextColumn, n: int | None = None, tokenized:
 def statistics_batches(metric, hypotheses, references) -> Iterator[np.ndarray]:
     """Yield the statistics rows of ``metric`` (a :class:`~fastbleu.BLEU`) batch by batch."""
     formula = metric.formula
+    threads = 1
+    if isinstance(hypotheses, list) and len(hypotheses) > KERNEL_BATCH_SIZE:
+        from .._kernels.threads import pool_size  # imports numba: large inputs use it anyway
+
+        threads = pool_size()
     batches = None if is_token_ids(hypotheses) else \
         list_batches(hypotheses, references, KERNEL_BATCH_SIZE, metric._check_references,
                      lambda: metric._prepare(hypotheses, references),
-                     lambda num_refs: setattr(metric, "num_refs", num_refs))
+                     lambda num_refs: setattr(metric, "num_refs", num_refs), threads)
     buffers = (HashBuffer(), HashBuffer())
 
     def rows_of(hyps, refs) -> list[np.ndarray]:
@@ -85,6 +90,6 @@ def statistics_batches(metric, hypotheses, references) -> Iterator[np.ndarray]:
         return compute_statistics(*batch, metric.tokenizer, metric.lowercase, formula.max_order,
                                   buffers, ref_length=formula.ref_length_code)
 
-    from .._kernels.threads import ordered_map  # imports numba: large inputs use it anyway
+    from .._kernels.threads import ordered_map
 
     yield from ordered_map(BufferPairs().lend(rows), converted())
