@@ -7,8 +7,8 @@ run in one piece on one thread of the pool, as many batches at once as it has
 threads (:func:`~fastbleu._kernels.threads.ordered_map`), while this thread
 converts the next batches, which needs the GIL.  A batch thus costs one
 hand-over to the pool, not a fork-join per kernel call whose dispatch and
-collection wait for the GIL held by the conversion (issue 17: that cost a
-third of the second core).  Other inputs are converted at once and then
+collection wait for the GIL held by the conversion (issue 17; see "Two
+cores" in ``benchmarks/README.md``).  Other inputs are converted at once and then
 counted batch by batch as :func:`fastbleu.statistics.iter_statistics` does.
 """
 
