@@ -9,7 +9,9 @@ bounded by the batch, not by the corpus:
   corpus, compacted, so that many systems can be scored against them
   (``BLEU(references=...)``);
 * :func:`iter_statistics` yields the int64 statistics rows
-  ``[hyp_len, ref_len, match_1..N, total_1..N]`` batch by batch.
+  ``[hyp_len, ref_len, match_1..N, total_1..N]`` batch by batch;
+  :class:`BufferPairs` lends hash scratch to batches that run side by side
+  (:func:`fastbleu._kernels.threads.ordered_map`).
 """
 
 from __future__ import annotations
@@ -60,6 +62,32 @@ class HashBuffer:
         if self._buffer.size < size:
             self._buffer = np.empty(max(size, int(self._buffer.size * 1.5)), dtype=np.uint64)
         return self._buffer[:size]
+
+
+class BufferPairs:
+    """(hypothesis, reference) :class:`HashBuffer` pairs lent to batches that run at once.
+
+    A batch borrows a pair for its duration (:meth:`lend`) and gives it back,
+    so there are only as many pairs as batches ever ran side by side (the
+    pool's threads), each reused by later batches; ``first`` is a caller's
+    pair, lent first.
+    """
+
+    def __init__(self, first: tuple[HashBuffer, HashBuffer] | None = None):
+        self._free: list[tuple[HashBuffer, HashBuffer]] = [] if first is None else [first]
+
+    def lend(self, work):
+        """``work`` with a free pair as its last argument, giving the pair back after."""
+        def run(*args):
+            try:
+                pair = self._free.pop()  # atomic: list.pop and append hold the GIL
+            except IndexError:
+                pair = (HashBuffer(), HashBuffer())
+            try:
+                return work(*args, pair)
+            finally:
+                self._free.append(pair)
+        return run
 
 
 def _span(column: TextColumn) -> int:
@@ -212,18 +240,54 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
     streams as text, which are then tokenized batch by batch with the
     hypotheses.  ``buffers`` (hypothesis, reference) lets a caller that
     streams a table reuse the hash scratch across its own batches.
+
+    The batches are of even sizes (:func:`even_bounds`).  When there are
+    several, each runs whole on a thread of the pool, as many at once as it
+    has threads (:func:`fastbleu._kernels.threads.ordered_map`): one
+    hand-over per batch rather than a fork-join per kernel call.
     """
     n = len(hypotheses)
-    hyp_buffer, ref_buffer = buffers or (HashBuffer(), HashBuffer())
-    for first in range(0, n, batch_size):
-        last = min(n, first + batch_size)
-        hyp = tokenize(hypotheses.slice(first, last), tokenizer, lowercase, hyp_buffer)
-        if isinstance(references, References):
-            refs = references.slice(first, last)
-        else:
-            refs = References.tokenized([s.slice(first, last) for s in references],
-                                        tokenizer, lowercase, ref_buffer)
-        yield batch_rows(hyp, refs, max_order, ref_length)
+    lend = BufferPairs(buffers).lend
+    if n <= batch_size:  # one batch, here (no numba import for a small input)
+        if n:
+            yield lend(_batch_rows)(hypotheses, references, tokenizer, lowercase, max_order,
+                                    ref_length)
+        return
+    from ._kernels.threads import ordered_map, pool_size  # imports numba; large inputs use it
+
+    bounds = even_bounds(n, batch_size, pool_size())
+
+    def rows(k: int, pair: tuple[HashBuffer, HashBuffer]) -> np.ndarray:
+        first, last = bounds[k], bounds[k + 1]
+        refs = references.slice(first, last) if isinstance(references, References) else \
+            [s.slice(first, last) for s in references]
+        return _batch_rows(hypotheses.slice(first, last), refs, tokenizer, lowercase, max_order,
+                           ref_length, pair)
+
+    yield from ordered_map(lend(rows), range(len(bounds) - 1))
+
+
+def _batch_rows(hypotheses: TextColumn, references: References | list[TextColumn],
+                tokenizer: Tokenizer, lowercase: bool, max_order: int, ref_length: int,
+                pair: tuple[HashBuffer, HashBuffer]) -> np.ndarray:
+    """The rows of one batch: tokenize both sides (into ``pair``), then count."""
+    hyp = tokenize(hypotheses, tokenizer, lowercase, pair[0])
+    if not isinstance(references, References):
+        references = References.tokenized(references, tokenizer, lowercase, pair[1])
+    return batch_rows(hyp, references, max_order, ref_length)
+
+
+def even_bounds(n: int, batch_size: int, threads: int = 1) -> list[int]:
+    """Bounds ``[0, ..., n]`` of batches of even sizes, at most ``batch_size`` segments.
+
+    The fewest such batches, but at least ``threads`` if each still has
+    ``batch_size // 2`` segments, so that a mid-size input keeps a many-core
+    pool busy.  Even sizes leave no small last batch: each batch is a pool
+    thread's job, and with the ahead-of-time kernels a job under
+    ``2 * MIN_CHUNK`` segments would run them holding the GIL.
+    """
+    pieces = max(1, -(-n // batch_size), min(threads, n // max(1, batch_size // 2)))
+    return [n * k // pieces for k in range(pieces + 1)]
 
 
 def batch_rows(hyp: Tokens, refs: References, max_order: int, ref_length: int) -> np.ndarray:

@@ -4,7 +4,8 @@ Each module is one stage of the pipeline::
 
     hashing          token bytes -> 64-bit token hashes; n-gram keys from token hashes
     tokenize         UTF-8 buffers -> token hashes per segment: codes, chunk kernels
-                     (tokenize_13a: byte classes, none and 13a; tokenize_unicode:
+                     (tokenize_13a: byte classes, none and 13a; tokenize_flat: their
+                     branch-free scanner for common segments; tokenize_unicode:
                      UTF-8 decoding, whitespace, intl and zh)
     unicode_classes  the code-point tables of intl (from regex, cached) and zh
     counting         token hashes -> clipped n-gram statistics, one row per segment

@@ -16,7 +16,7 @@ set of the hypothesis's tokens tells), and a hypothesis n-gram missing from
 the table ends its extensions: most n-grams of orders 2 to 4 cost a bit test
 rather than a probe.
 
-That table holds every order at once, with eight to sixteen rows of 48 bytes
+That table holds every order at once, with eight to sixteen rows of 64 bytes
 per reference n-gram, so that probes are short and a WMT-size segment's
 table stays in cache; but a segment of a million tokens would need
 gigabytes.  A segment whose references have more than ``LARGE_ABOVE``
@@ -25,10 +25,16 @@ n-grams is counted in a second, compact table instead
 rows of 32 bytes per reference token (no order has more distinct n-grams
 than the references have tokens), plus the running n-gram keys of the hypothesis and references
 (8 bytes a token).  The small table thus never grows past
-``8 * LARGE_ABOVE`` rows (3 MB), and one huge segment costs 64 to 112 bytes
+``8 * LARGE_ABOVE`` rows (4 MB), and one huge segment costs 64 to 112 bytes
 per reference token (sacrebleu's Counters take several hundred).  The
 compact table is kept for the chunk's later large segments, stamped per
 segment and order like the small one.
+
+Indices into arrays are cast to ``np.uint64`` where the kernels' loops run:
+numba gives a signed index Python's meaning (``-1`` is the last element), so
+each access with a signed index LLVM cannot prove non-negative costs a
+fix-up of three instructions.  Unsigned, it is a plain load; that took a
+third of this kernel's instructions away.
 
 The reference length is the closest one to the hypothesis length, ties to
 the shorter (sacrebleu's ``_get_closest_ref_len``, ``REF_CLOSEST``); or the
@@ -55,7 +61,7 @@ _LAST_REF = 2  # the reference that counted this n-gram last
 _REF_RUN = 3  # its count in that reference so far
 _REF_MAX = 4  # its largest count in any single reference
 _HYP_SEEN = 5  # its count in the hypothesis so far
-_COLUMNS = 6
+_COLUMNS = 8  # six used; eight make a row one cache line and its address a shift
 # Columns of the compact table of large segments, one order at a time (the
 # first two as in the table above, so that both share ``_find``).
 _L_KEY = _KEY
@@ -82,11 +88,11 @@ def _ngram_count(length, max_order):
 @njit(cache=True, nogil=True)
 def _find(table, bits, key, stamp):
     """Row of ``key`` among the first ``2**bits`` rows, or the free row where it belongs."""
-    mask = (1 << bits) - 1
-    slot = table_slot(key, np.uint64(64 - bits))
+    mask = np.uint64((1 << bits) - 1)
+    slot = np.uint64(table_slot(key, np.uint64(64 - bits)))
     bits = np.int64(key)
     while table[slot, _STAMP] == stamp and table[slot, _KEY] != bits:
-        slot = (slot + 1) & mask
+        slot = (slot + _ONE) & mask
     return slot
 
 
@@ -245,22 +251,22 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         in_hyp[:] = 0
         base = hyp_start[i]
         for p in range(hyp_len):
-            h = hyp_hashes[base + p]
-            in_hyp[np.int64((h >> _S6) & _WORDS)] |= _ONE << (h & _S63)
+            h = hyp_hashes[np.uint64(base + p)]
+            in_hyp[(h >> _S6) & _WORDS] |= _ONE << (h & _S63)
 
         for r in range(n_refs):
             ref_len = ref_count[r, i]
             base = ref_start[r, i]
             for p in range(ref_len):
-                key = ref_hashes[base + p]
-                if in_hyp[np.int64((key >> _S6) & _WORDS)] & (_ONE << (key & _S63)) == 0:
+                key = ref_hashes[np.uint64(base + p)]
+                if in_hyp[(key >> _S6) & _WORDS] & (_ONE << (key & _S63)) == 0:
                     continue
                 for m in range(max_order):
                     if m > 0:
                         if p + m >= ref_len:
                             break
-                        h = ref_hashes[base + p + m]
-                        if in_hyp[np.int64((h >> _S6) & _WORDS)] & (_ONE << (h & _S63)) == 0:
+                        h = ref_hashes[np.uint64(base + p + m)]
+                        if in_hyp[(h >> _S6) & _WORDS] & (_ONE << (h & _S63)) == 0:
                             break
                         key = extend_key(key, h)
                     row = _find(table, bits, key, stamp)
@@ -282,12 +288,12 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
 
         base = hyp_start[i]
         for p in range(hyp_len):
-            key = hyp_hashes[base + p]
+            key = hyp_hashes[np.uint64(base + p)]
             for m in range(max_order):
                 if m > 0:
                     if p + m >= hyp_len:
                         break
-                    key = extend_key(key, hyp_hashes[base + p + m])
+                    key = extend_key(key, hyp_hashes[np.uint64(base + p + m)])
                 row = _find(table, bits, key, stamp)
                 if table[row, _STAMP] != stamp:
                     # No reference has this n-gram, so none has its extensions.

@@ -306,7 +306,7 @@ def _count_parts(table, bits, stamp, pool_bounds, pool_rk, pool_rs, hyp_bounds, 
             # is its run above, a match while it does not exceed the clip (min(count, clip)).
             for r in range(low, pool_bounds[q + 1]):
                 i = pool_rs[r]
-                slot = _find(table, bits, pool_rk[r], stamp) if grew else slots[r - low]
+                slot = _find(table, bits, pool_rk[r], stamp) if grew else np.uint64(slots[r - low])
                 second = table[slot, _SECOND]
                 clip = second if table[slot, _HOLDER] == i else table[slot, _TOP]
                 if runs[r - low] <= clip:

@@ -14,12 +14,20 @@ there would wait forever.  So the child drops the pool and its lock
 compiler lock (held while a kernel is compiled or loaded from the cache) is
 taken around ``fork()`` as :mod:`logging` does with its locks, so a child
 forked while another thread loads a kernel does not inherit it locked.
+
+**Whole batches.**  :func:`ordered_map` runs whole batches, one per pool
+thread, while the calling thread prepares the next ones (converts Python
+lists to text, which holds the GIL).  Kernel calls made on a pool thread run
+in one piece (:func:`chunk_bounds`): no fork-join inside a batch, and no
+pool thread ever waits for the pool.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -30,6 +38,21 @@ from .._native.codes import MIN_CHUNK
 _MIN_CHUNK = MIN_CHUNK
 _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_thread = threading.local()  # .in_pool: this thread is one of the pool's
+
+
+def _mark_pool_thread() -> None:
+    _thread.in_pool = True
+
+
+def in_pool_thread() -> bool:
+    """Whether the calling thread is one of the pool's (its kernels then run in one piece)."""
+    return getattr(_thread, "in_pool", False)
+
+
+def pool_size() -> int:
+    """The pool's number of threads (numba's ``NUMBA_NUM_THREADS``)."""
+    return numba.config.NUMBA_NUM_THREADS
 
 
 def _executor() -> ThreadPoolExecutor:
@@ -38,7 +61,8 @@ def _executor() -> ThreadPoolExecutor:
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
-                                       thread_name_prefix="fastbleu")
+                                       thread_name_prefix="fastbleu",
+                                       initializer=_mark_pool_thread)
         return _pool
 
 
@@ -81,9 +105,12 @@ if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork()
 
 
 def chunk_bounds(n: int, min_chunk: int = _MIN_CHUNK) -> list[int]:
-    """Bounds ``[0, ..., n]`` of the pieces ``for_chunks`` would cut ``range(n)`` into."""
+    """Bounds ``[0, ..., n]`` of the pieces ``for_chunks`` would cut ``range(n)`` into.
+
+    One piece on a pool thread: it runs a whole batch of :func:`ordered_map`.
+    """
     threads = numba.config.NUMBA_NUM_THREADS
-    if threads <= 1 or n < 2 * min_chunk:
+    if threads <= 1 or n < 2 * min_chunk or in_pool_thread():
         return [0, n]
     pieces = min(4 * threads, max(1, n // min_chunk))
     return [n * k // pieces for k in range(pieces + 1)]
@@ -113,3 +140,39 @@ def for_chunks(kernel, n: int, *args, min_chunk: int = _MIN_CHUNK) -> None:
     """Call ``kernel(*args, first, last)`` on chunks covering ``range(n)``, in parallel."""
     for future in submit_chunks(kernel, n, *args, min_chunk=min_chunk):
         future.result()
+
+
+def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
+                executor: ThreadPoolExecutor | None = None) -> Iterator:
+    """``work(item)`` for every item, on the pool, yielded in the items' order.
+
+    Each item is one job on one pool thread (its kernels run in one piece
+    there, see :func:`chunk_bounds`), so with two threads two batches run side
+    by side while this thread produces the next items: one hand-over per
+    batch instead of a fork-join per kernel call, and no pool thread waits
+    for a straggler.  At most ``in_flight`` jobs (default: threads + 1, so
+    that a finished thread finds the next one queued) are started before the
+    oldest result is yielded.  Closing the generator early cancels the jobs
+    not started and waits for the running ones.  On a pool thread the jobs
+    run there, one after the other (a pool thread never waits for the pool).
+    ``executor`` runs the jobs on other threads than the pool's.
+    """
+    if in_pool_thread() and executor is None:
+        yield from map(work, items)
+        return
+    if in_flight is None:
+        in_flight = numba.config.NUMBA_NUM_THREADS + 1
+    pending = deque()
+    try:
+        for item in items:
+            pending.append((executor or _executor()).submit(work, item))
+            if len(pending) >= in_flight:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        for future in pending:
+            future.cancel()
+        for future in pending:
+            if not future.cancelled():
+                future.exception()  # waits; its error, if any, is not this one's cause

@@ -10,7 +10,10 @@ sacrebleu 2.6's tokenizers exactly:
     ``" ".join(line).split()``: every non-whitespace code point is a token.
 ``13a``
     ``Tokenizer13a``: see :mod:`fastbleu._kernels.tokenize_13a`, which also
-    holds the byte classes that ``none`` and ``char`` split on.
+    holds the byte classes that ``none`` and ``char`` split on.  ``13a`` and
+    ``none`` scan most segments with the branch-free loop of
+    :mod:`fastbleu._kernels.tokenize_flat` and the rest with ``tokenize_13a``'s
+    scanner; the two give the same hashes.
 ``intl`` and ``zh``
     ``TokenizerV14International`` and ``TokenizerZh``: see
     :mod:`fastbleu._kernels.tokenize_unicode`, which also holds the UTF-8
@@ -30,8 +33,8 @@ one spread over eight bytes per byte of text (memory traffic was a third of
 its time).
 
 The chunk kernels here compile in the helpers of ``tokenize_13a``,
-``tokenize_unicode`` and ``hashing``, and numba's on-disk cache checks only
-the file of the kernel it loads: after editing one of those files, touch this
+``tokenize_flat``, ``tokenize_unicode`` and ``hashing``, and numba's on-disk
+cache checks only the file of the kernel it loads: after editing one of those files, touch this
 one (or clear the cache), or the cached kernels keep the old helpers.
 """
 
@@ -44,6 +47,7 @@ from .hashing import FNV_OFFSET, finish, fnv_step
 from .threads import for_chunks
 from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, _CLASS_SPLIT, _MAYBE_SPACE, _SPACE,
                            _preprocess_13a, _split_tokens)
+from .tokenize_flat import _scan_flat
 from .tokenize_unicode import (_is_space_at, _lstrip_start, _rstrip_end, _split_unicode,
                                _utf8_length)
 from .unicode_classes import intl_roles, zh_roles
@@ -54,14 +58,14 @@ def _tokens_char(buf, start, end, out, pos):
     count = 0
     j = start
     while j < end:
-        b = buf[j]
+        b = buf[np.uint64(j)]
         cls = _CLASS_SPLIT[b]
         length = 1 if b < 0x80 else _utf8_length(b)
         if cls != _SPACE and not (cls == _MAYBE_SPACE and _is_space_at(buf, j, length)):
             h = FNV_OFFSET
             for k in range(j, j + length):
-                h = fnv_step(h, buf[k])
-            out[pos + count] = finish(h)
+                h = fnv_step(h, buf[np.uint64(k)])
+            out[np.uint64(pos + count)] = finish(h)
             count += 1
         j += length
     return count
@@ -81,7 +85,9 @@ def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, out_start, first
             pos += out_count[i]
             continue
         classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
-        count = _split_tokens(data, start, end, out_hashes, pos, classes)
+        count = _scan_flat(data, start, end, out_hashes, pos, classes)
+        if count < 0:  # see tokenize_flat: the rare segments the branchy scanner takes
+            count = _split_tokens(data, start, end, out_hashes, pos, classes)
         if count < 0:
             length = end - start
             if scratch.size < length:

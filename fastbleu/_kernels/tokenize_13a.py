@@ -105,7 +105,7 @@ def _split_tokens(buf, start, end, out, pos, classes):
     prev_rule2 = False  # left neighbour is a '.'/',' that rule 2 matched
     j = start
     while j < end:
-        b = buf[j]
+        b = buf[np.uint64(j)]
         cls = classes[b]
         if cls <= _DIGIT:
             if not in_token:
@@ -115,7 +115,7 @@ def _split_tokens(buf, start, end, out, pos, classes):
             prev_digit = cls == _DIGIT
             j += 1
             while j < end:  # the rest of the run of word bytes
-                b = buf[j]
+                b = buf[np.uint64(j)]
                 cls = classes[b]
                 if cls > _DIGIT:
                     break
@@ -135,7 +135,7 @@ def _split_tokens(buf, start, end, out, pos, classes):
                     h = FNV_OFFSET
                     in_token = True
                 for k in range(j, j + length):
-                    h = fnv_step(h, buf[k])
+                    h = fnv_step(h, buf[np.uint64(k)])
                 prev_digit = False
                 prev_rule2 = False
                 j += length
@@ -144,7 +144,7 @@ def _split_tokens(buf, start, end, out, pos, classes):
             length = 1
         if cls == _SPACE:
             if in_token:
-                out[pos + count] = finish(h)
+                out[np.uint64(pos + count)] = finish(h)
                 count += 1
                 in_token = False
             prev_digit = False
@@ -155,7 +155,7 @@ def _split_tokens(buf, start, end, out, pos, classes):
         if cls == _DOT_COMMA:
             rule2 = not prev_digit and not prev_rule2
             if not rule2:
-                nxt = buf[j + 1] if j + 1 < end else 0x20
+                nxt = buf[np.uint64(j + 1)] if j + 1 < end else 0x20
                 isolated = not (0x30 <= nxt <= 0x39)
             prev_rule2 = rule2
         else:
@@ -165,10 +165,10 @@ def _split_tokens(buf, start, end, out, pos, classes):
         prev_digit = False
         if isolated:
             if in_token:
-                out[pos + count] = finish(h)
+                out[np.uint64(pos + count)] = finish(h)
                 count += 1
                 in_token = False
-            out[pos + count] = finish(fnv_step(FNV_OFFSET, b))
+            out[np.uint64(pos + count)] = finish(fnv_step(FNV_OFFSET, b))
             count += 1
         else:
             if not in_token:
@@ -177,7 +177,7 @@ def _split_tokens(buf, start, end, out, pos, classes):
             h = fnv_step(h, b)
         j += 1
     if in_token:
-        out[pos + count] = finish(h)
+        out[np.uint64(pos + count)] = finish(h)
         count += 1
     return count
 

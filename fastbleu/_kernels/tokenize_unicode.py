@@ -53,16 +53,16 @@ def _utf8_length(lead):
 @njit(cache=True, nogil=True)
 def _is_space_at(buf, j, length):
     """Whether the ``length``-byte code point at ``buf[j]`` is Python whitespace."""
-    b0 = buf[j]
+    b0 = buf[np.uint64(j)]
     if length == 1:
         return (0x09 <= b0 <= 0x0D) or (0x1C <= b0 <= 0x20)
     if length == 2:
         # U+0085, U+00A0
-        return b0 == 0xC2 and (buf[j + 1] == 0x85 or buf[j + 1] == 0xA0)
+        return b0 == 0xC2 and (buf[np.uint64(j + 1)] == 0x85 or buf[np.uint64(j + 1)] == 0xA0)
     if length != 3:
         return False
-    b1 = buf[j + 1]
-    b2 = buf[j + 2]
+    b1 = buf[np.uint64(j + 1)]
+    b2 = buf[np.uint64(j + 2)]
     if b0 == 0xE2:
         if b1 == 0x80:
             # U+2000-U+200A, U+2028, U+2029, U+202F
@@ -78,7 +78,7 @@ def _rstrip_end(buf, start, end):
     """End of ``buf[start:end]`` after ``str.rstrip()``."""
     while end > start:
         j = end - 1
-        while j > start and (buf[j] & 0xC0) == 0x80:
+        while j > start and (buf[np.uint64(j)] & 0xC0) == 0x80:
             j -= 1
         if not _is_space_at(buf, j, end - j):
             break
@@ -90,7 +90,7 @@ def _rstrip_end(buf, start, end):
 def _lstrip_start(buf, start, end):
     """Start of ``buf[start:end]`` after ``str.lstrip()``."""
     while start < end:
-        length = _utf8_length(buf[start])
+        length = _utf8_length(buf[np.uint64(start)])
         if not _is_space_at(buf, start, length):
             break
         start += length
@@ -100,16 +100,16 @@ def _lstrip_start(buf, start, end):
 @njit(cache=True, nogil=True)
 def _code_point(buf, j, length):
     """The code point of the ``length``-byte UTF-8 sequence at ``buf[j]``."""
-    b0 = np.int64(buf[j])
+    b0 = np.int64(buf[np.uint64(j)])
     if length == 1:
         return b0
-    b1 = np.int64(buf[j + 1]) & 0x3F
+    b1 = np.int64(buf[np.uint64(j + 1)]) & 0x3F
     if length == 2:
         return ((b0 & 0x1F) << 6) | b1
-    b2 = np.int64(buf[j + 2]) & 0x3F
+    b2 = np.int64(buf[np.uint64(j + 2)]) & 0x3F
     if length == 3:
         return ((b0 & 0x0F) << 12) | (b1 << 6) | b2
-    return ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | (np.int64(buf[j + 3]) & 0x3F)
+    return ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | (np.int64(buf[np.uint64(j + 3)]) & 0x3F)
 
 
 @njit(cache=True, nogil=True)
@@ -131,7 +131,7 @@ def _split_unicode(buf, start, end, out, pos, roles):
     prev_matched = True  # left neighbour is a mark matched from the left (or there is none)
     j = start
     while j < end:
-        b = buf[j]
+        b = buf[np.uint64(j)]
         length = 1 if b < 0x80 else _utf8_length(b)
         role = roles[b] if b < 0x80 else _role_at(buf, j, length, roles)
         if role <= ROLE_NUMBER:  # inside a token
@@ -139,14 +139,14 @@ def _split_unicode(buf, start, end, out, pos, roles):
                 h = FNV_OFFSET
                 in_token = True
             for k in range(j, j + length):
-                h = fnv_step(h, buf[k])
+                h = fnv_step(h, buf[np.uint64(k)])
             prev_number = role == ROLE_NUMBER
             prev_matched = False
             j += length
             continue
         if role == ROLE_SPACE:
             if in_token:
-                out[pos + count] = finish(h)
+                out[np.uint64(pos + count)] = finish(h)
                 count += 1
                 in_token = False
             prev_number = False
@@ -159,7 +159,7 @@ def _split_unicode(buf, start, end, out, pos, roles):
             if not matched:
                 nxt = j + length
                 if nxt < end:
-                    nb = buf[nxt]
+                    nb = buf[np.uint64(nxt)]
                     nlength = 1 if nb < 0x80 else _utf8_length(nb)
                     isolated = _role_at(buf, nxt, nlength, roles) != ROLE_NUMBER
             prev_matched = matched
@@ -172,22 +172,22 @@ def _split_unicode(buf, start, end, out, pos, roles):
         prev_number = False
         if isolated:
             if in_token:
-                out[pos + count] = finish(h)
+                out[np.uint64(pos + count)] = finish(h)
                 count += 1
                 in_token = False
             t = FNV_OFFSET
             for k in range(j, j + length):
-                t = fnv_step(t, buf[k])
-            out[pos + count] = finish(t)
+                t = fnv_step(t, buf[np.uint64(k)])
+            out[np.uint64(pos + count)] = finish(t)
             count += 1
         else:
             if not in_token:
                 h = FNV_OFFSET
                 in_token = True
             for k in range(j, j + length):
-                h = fnv_step(h, buf[k])
+                h = fnv_step(h, buf[np.uint64(k)])
         j += length
     if in_token:
-        out[pos + count] = finish(h)
+        out[np.uint64(pos + count)] = finish(h)
         count += 1
     return count

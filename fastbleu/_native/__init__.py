@@ -36,7 +36,8 @@ from .codes import (LARGE_ABOVE, MIN_CHUNK, REF_CLOSEST, TOKENIZE_13A, TOKENIZE_
 
 #: The files (relative to the package) the compiled module is built from.
 SOURCES = ("_native/codes.py", "_kernels/aot.py", "_kernels/hashing.py",
-           "_kernels/tokenize.py", "_kernels/tokenize_13a.py", "_kernels/tokenize_unicode.py",
+           "_kernels/tokenize.py", "_kernels/tokenize_13a.py", "_kernels/tokenize_flat.py",
+           "_kernels/tokenize_unicode.py",
            "_kernels/unicode_classes.py", "_kernels/counting.py", "_kernels/formula.py")
 PACKAGE = Path(__file__).resolve().parent.parent
 #: ``FASTBLEU_NO_AOT=1``: never use the compiled module (benchmarks, tests of the fallback).

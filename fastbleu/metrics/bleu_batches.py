@@ -2,22 +2,25 @@
 
 Python lists are converted to text one batch at a time
 (:func:`~fastbleu.metrics.inputs.list_batches`), so scoring never holds a
-copy of the whole input; the kernels of one batch run on a thread of their
-own (they release the GIL) while this thread converts the next batch, which
-needs the GIL.  Other inputs are converted at once and then counted batch by
-batch as :func:`fastbleu.statistics.iter_statistics` does.
+copy of the whole input.  Each batch's kernels (tokenize both sides, count)
+run in one piece on one thread of the pool, as many batches at once as it has
+threads (:func:`~fastbleu._kernels.threads.ordered_map`), while this thread
+converts the next batches, which needs the GIL.  A batch thus costs one
+hand-over to the pool, not a fork-join per kernel call whose dispatch and
+collection wait for the GIL held by the conversion (issue 17; see "Two
+cores" in ``benchmarks/README.md``).  Other inputs are converted at once and then
+counted batch by batch as :func:`fastbleu.statistics.iter_statistics` does.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ..id_statistics import iter_statistics  # text, or token ids (fastbleu.token_ids)
-from ..statistics import BATCH_SIZE, HashBuffer
+from ..statistics import KERNEL_BATCH_SIZE, BufferPairs, HashBuffer, compute_statistics
 from ..text import TextColumn
 from ..token_ids import is_token_ids
 from .inputs import list_batches
@@ -54,10 +57,15 @@ def warn_if_tokenized(metric, hyps: TextColumn, n: int | None = None, tokenized:
 def statistics_batches(metric, hypotheses, references) -> Iterator[np.ndarray]:
     """Yield the statistics rows of ``metric`` (a :class:`~fastbleu.BLEU`) batch by batch."""
     formula = metric.formula
+    threads = 1
+    if isinstance(hypotheses, list) and len(hypotheses) > KERNEL_BATCH_SIZE:
+        from .._kernels.threads import pool_size  # imports numba: large inputs use it anyway
+
+        threads = pool_size()
     batches = None if is_token_ids(hypotheses) else \
-        list_batches(hypotheses, references, BATCH_SIZE, metric._check_references,
+        list_batches(hypotheses, references, KERNEL_BATCH_SIZE, metric._check_references,
                      lambda: metric._prepare(hypotheses, references),
-                     lambda num_refs: setattr(metric, "num_refs", num_refs))
+                     lambda num_refs: setattr(metric, "num_refs", num_refs), threads)
     buffers = (HashBuffer(), HashBuffer())
 
     def rows_of(hyps, refs) -> list[np.ndarray]:
@@ -71,13 +79,17 @@ def statistics_batches(metric, hypotheses, references) -> Iterator[np.ndarray]:
         yield from rows_of(hyps, refs)
         return
     tokenized = 0
-    pending = None
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastbleu-batch") as batch:
+
+    def converted():
+        nonlocal tokenized
         for hyps, refs in batches:
             tokenized = warn_if_tokenized(metric, hyps, len(hypotheses), tokenized)
-            job = batch.submit(rows_of, hyps, refs)
-            if pending is not None:
-                yield from pending.result()
-            pending = job
-        if pending is not None:
-            yield from pending.result()
+            yield hyps, refs
+
+    def rows(batch, buffers):
+        return compute_statistics(*batch, metric.tokenizer, metric.lowercase, formula.max_order,
+                                  buffers, ref_length=formula.ref_length_code)
+
+    from .._kernels.threads import ordered_map
+
+    yield from ordered_map(BufferPairs().lend(rows), converted())

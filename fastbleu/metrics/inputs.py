@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..statistics import even_bounds
 from ..text import TextColumn, as_text_column
 
 
@@ -79,12 +80,14 @@ def text_inputs(metric, hypotheses, references, check_references, cached_length=
     return hyps, cache
 
 
-def list_batches(hypotheses, references, batch_size: int, check, whole, done):
+def list_batches(hypotheses, references, batch_size: int, check, whole, done, threads: int = 1):
     """Python lists of segments converted to text columns a batch at a time, or ``None``
     when the inputs are not such lists (or fit in one batch).
 
     The generator yields ``(hypotheses, reference_streams)`` for consecutive
-    batches, so that only one batch of the input is ever held as text.
+    batches of even sizes, at most ``batch_size`` (:func:`~fastbleu.statistics.even_bounds`
+    for ``threads`` threads), so that only a few batches of the input are
+    ever held as text.
     ``check(streams)`` validates a batch's references and returns its
     ``num_refs``; ``done(num_refs)`` receives the whole input's once every
     batch has been read (``-1`` when it varies).  A batch that cannot be
@@ -97,10 +100,11 @@ def list_batches(hypotheses, references, batch_size: int, check, whole, done):
             or not all(isinstance(s, (list, tuple)) and len(s) == n for s in references):
         return None
 
+    bounds = even_bounds(n, batch_size, threads)
+
     def batches():
         counts = set()
-        for first in range(0, n, batch_size):
-            last = min(n, first + batch_size)
+        for first, last in zip(bounds[:-1], bounds[1:]):
             try:
                 hyps = as_text_column(hypotheses[first:last], "hypotheses")
                 streams = reference_streams([s[first:last] for s in references], last - first)

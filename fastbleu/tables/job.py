@@ -13,13 +13,15 @@ cluster (:mod:`fastbleu.dask`) and for paired tests per group
 
 from __future__ import annotations
 
+import itertools
 import logging
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError, SegmentError
-from ..statistics import HashBuffer
+from ..statistics import BufferPairs, HashBuffer
 from ..text import as_text_column
 from ..tokenizers import get_tokenizer
 from .columns import column_names, hypothesis_column, reference_streams
@@ -224,14 +226,21 @@ class TableJob:
         """
         metrics = self.metric_set() if metrics is None else MetricSet.of(metrics)
         groups = Groups(metrics.width)
-        buffers = buffers or (HashBuffer(), HashBuffer())
-        row = first_row
         keys = list(self.keys)
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            stats, refs_per_row, tokenizer_of_row, tokenizers = self.batch_statistics(
-                batch, metrics, row, buffers)
+
+        def numbered():
+            row = first_row
+            for batch in batches:
+                if batch.num_rows:
+                    yield batch, row
+                    row += batch.num_rows
+
+        def counted(item, pair):
+            batch, row = item
+            return batch, row, self.batch_statistics(batch, metrics, row, pair)
+
+        def add(batch, row, counts):
+            stats, refs_per_row, tokenizer_of_row, tokenizers = counts
             if keys:
                 groups.check_key_types({k: batch.schema.field(k).type for k in keys}, row)
                 codes, key_values = factorize([batch.column(k) for k in keys], keys, row,
@@ -242,7 +251,21 @@ class TableJob:
                        (partition, row))
             if on_batch is not None:
                 on_batch(batch, stats, row)
-            row += batch.num_rows
+
+        counted = BufferPairs(buffers).lend(counted)
+        items = numbered()
+        first = list(itertools.islice(items, 2))
+        if len(first) < 2:  # one batch: here (no numba import for a small table)
+            for item in first:
+                add(*counted(item))
+            return groups
+        from .._kernels.threads import ordered_map  # imports numba; a large table uses it
+
+        # Two batches at once on threads of their own: one's checks and conversion
+        # (Python, GIL) while the other's kernels run on the pool.
+        with ThreadPoolExecutor(2, thread_name_prefix="fastbleu-batch") as helpers:
+            for result in ordered_map(counted, itertools.chain(first, items), 2, helpers):
+                add(*result)
         return groups
 
     def scores(self, groups: Groups, metrics=None):

@@ -1,0 +1,99 @@
+"""The branch-free 13a/none scanner (``tokenize_flat``) at the edges of its fast path.
+
+``_scan_flat`` decides token boundaries from a window of four byte classes and
+hands a segment back (-1) when it holds a 13a trigger, a ``.``/``,`` after a
+``.``/``,``, or a lead byte of Unicode whitespace.  These tests hold it against
+the branchy scanner it replaces (``_split_tokens``) byte for byte, check that it
+stays inside its segment and its slots, that plain text does take the fast path,
+and compare whole columns with sacrebleu's tokenizers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from fastbleu._kernels.tokenize_13a import _CLASS_13A_RAW, _CLASS_SPLIT, _split_tokens
+from fastbleu._kernels.tokenize_flat import _scan_flat
+from test_properties import assert_same_tokens
+
+CLASSES = {"13a": _CLASS_13A_RAW, "none": _CLASS_SPLIT}
+
+#: What the fast path handles: digits next to '.', ',' and '-', rule-1 punctuation,
+#: ASCII whitespace, non-ASCII letters, and E2/C2/E3 lead bytes that are not whitespace.
+PLAIN = ["1", "9", "0", ".", ",", "-", "a", "Z", "x1", "1x", "(", "!", "'", '"', "/", "$", " ",
+         " ", "\t", "é", "ß", "“", "—", "…", "«", "»", "€", "中", "、", "1.5", "1,5", "5-",
+         "-5", "a.b", "x" * 70, "1" * 40]
+#: What sends a segment back to the branchy scanner (or may): triggers, '.'/',' runs,
+#: Unicode whitespace, and a lone lead byte at the very end (cut-off UTF-8 is not
+#: possible from str, but an Arrow column may hold it).
+RARE = ["<", "&", "\n", "..", ".,", ",,", "1..2", "\u00a0", "\u0085", "\u2009", "\u3000",
+        "\u1680", "\u2028", "\u205f"]
+
+plain_text = st.lists(st.sampled_from(PLAIN), max_size=30).map("".join)
+any_text = st.lists(st.sampled_from(PLAIN + RARE), max_size=30).map("".join)
+
+
+def scan_both(raw: bytes, kind: str):
+    """Both scanners on ``raw`` inside a buffer whose neighbouring bytes are digits and
+    dots (a scanner that looked outside its segment would see them), each writing
+    from slot 3 of a buffer filled with a sentinel."""
+    buf = np.frombuffer(b"9." + raw + b"9", dtype=np.uint8).copy()
+    start, end = 2, 2 + len(raw)
+    results = []
+    for scan in (_scan_flat, _split_tokens):
+        out = np.full(len(raw) + 8, 7, dtype=np.uint64)
+        count = scan(buf, start, end, out, 3, CLASSES[kind])
+        results.append((count, out))
+    return results
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=any_text, kind=st.sampled_from(sorted(CLASSES)))
+@example(text="", kind="13a")
+@example(text="   ", kind="13a")
+@example(text="1-", kind="13a")
+@example(text="-1", kind="13a")
+@example(text="1-x", kind="13a")
+@example(text=",5", kind="13a")
+@example(text="5,", kind="13a")
+@example(text="x" * 500, kind="13a")
+@example(text=". , -", kind="13a")
+def test_flat_scanner_equals_branchy_scanner(text, kind):
+    raw = text.encode()
+    (flat, flat_out), (branchy, branchy_out) = scan_both(raw, kind)
+    assert (flat_out[:3] == 7).all() and (flat_out[3 + len(raw):] == 7).all(), \
+        "wrote outside its slots"
+    if branchy < 0:  # a 13a trigger: the caller preprocesses, and so must the fast path
+        assert flat < 0
+    if flat >= 0:
+        assert flat == branchy
+        assert flat_out[3:3 + flat].tolist() == branchy_out[3:3 + branchy].tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=plain_text, kind=st.sampled_from(sorted(CLASSES)))
+def test_plain_text_takes_the_fast_path(text, kind):
+    if ".." in text or ".," in text or ",." in text or ",," in text:
+        return  # rule 2 depends on the whole run: handed back by design
+    raw = text.encode()
+    (flat, _), (branchy, _) = scan_both(raw, kind)
+    assert flat == branchy >= 0
+
+
+@pytest.mark.parametrize("raw", [b"a\xe2", b"a\xe2\x80", b"\xc2", b"a \xe2\x80 b", b"\xe2.9",
+                                 b"\xc2\xa0", b"1\xe2\x80\x891"])
+@pytest.mark.parametrize("kind", sorted(CLASSES))
+def test_broken_or_space_code_points_are_handed_back(raw, kind):
+    (flat, _), _ = scan_both(raw, kind)
+    assert flat < 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(any_text, min_size=1, max_size=40), kind=st.sampled_from(sorted(CLASSES)))
+def test_columns_match_sacrebleu(lines, kind):
+    # Many segments in one column: the stores a segment does not count must not
+    # overwrite its neighbours' hashes, whichever scanner each segment takes.
+    assert_same_tokens(lines, kind, False)
