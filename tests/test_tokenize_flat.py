@@ -15,8 +15,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from fastbleu._kernels.tokenize import _tokens_char
 from fastbleu._kernels.tokenize_13a import _CLASS_13A_RAW, _CLASS_SPLIT, _split_tokens
-from fastbleu._kernels.tokenize_flat import _scan_flat
+from fastbleu._kernels.tokenize_flat import _scan_char_flat, _scan_flat
 from test_properties import assert_same_tokens
 
 CLASSES = {"13a": _CLASS_13A_RAW, "none": _CLASS_SPLIT}
@@ -97,3 +98,38 @@ def test_columns_match_sacrebleu(lines, kind):
     # Many segments in one column: the stores a segment does not count must not
     # overwrite its neighbours' hashes, whichever scanner each segment takes.
     assert_same_tokens(lines, kind, False)
+
+
+CHAR_TEXT = st.lists(st.sampled_from(PLAIN + RARE + ["😀", "𝔘", "ﬁ", "\u200b", "ä", "\r"]),
+                     max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=CHAR_TEXT)
+@example(text="")
+@example(text=" a b ")
+@example(text="中文 \u3000字")
+def test_flat_char_scanner_equals_branchy_char_scanner(text):
+    """``_scan_char_flat`` against ``_tokens_char``, the per-code-point scanner it replaces,
+    inside a buffer whose neighbouring bytes are letters."""
+    raw = text.encode()
+    buf = np.frombuffer(b"ab" + raw + b"c", dtype=np.uint8).copy()
+    start, end = 2, 2 + len(raw)
+    outs = []
+    for scan in (_scan_char_flat, _tokens_char):
+        out = np.full(len(raw) + 8, 7, dtype=np.uint64)
+        outs.append((scan(buf, start, end, out, 3), out))
+    (flat, flat_out), (branchy, branchy_out) = outs
+    assert (flat_out[:3] == 7).all() and (flat_out[3 + len(raw):] == 7).all(), \
+        "wrote outside its slots"
+    has_space = any(c.isspace() and ord(c) > 127 for c in text)
+    assert (flat < 0) == has_space  # handed back exactly for Unicode whitespace
+    if flat >= 0:
+        assert flat == branchy == len("".join(text.split()))
+        assert flat_out[3:3 + flat].tolist() == branchy_out[3:3 + branchy].tolist()
+
+
+@settings(max_examples=40, deadline=None)
+@given(lines=st.lists(CHAR_TEXT, min_size=1, max_size=40))
+def test_char_columns_match_sacrebleu(lines):
+    assert_same_tokens(lines, "char", False)

@@ -47,7 +47,7 @@ from .hashing import FNV_OFFSET, finish, fnv_step
 from .threads import for_chunks
 from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, _CLASS_SPLIT, _MAYBE_SPACE, _SPACE,
                            _preprocess_13a, _split_tokens)
-from .tokenize_flat import _scan_flat
+from .tokenize_flat import _scan_char_flat, _scan_flat
 from .tokenize_unicode import (_is_space_at, _lstrip_start, _rstrip_end, _split_unicode,
                                _utf8_length)
 from .unicode_classes import intl_roles, zh_roles
@@ -81,8 +81,11 @@ def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, out_start, first
         end = _rstrip_end(data, start, offsets[i + 1])
         out_start[i] = pos
         if kind == TOKENIZE_CHAR:
-            out_count[i] = _tokens_char(data, start, end, out_hashes, pos)
-            pos += out_count[i]
+            count = _scan_char_flat(data, start, end, out_hashes, pos)
+            if count < 0:  # Unicode whitespace in the segment
+                count = _tokens_char(data, start, end, out_hashes, pos)
+            out_count[i] = count
+            pos += count
             continue
         classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
         count = _scan_flat(data, start, end, out_hashes, pos, classes)

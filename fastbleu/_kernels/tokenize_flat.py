@@ -1,4 +1,4 @@
-"""``13a`` and ``none`` without a data-dependent branch per token.
+"""``13a``, ``none`` and ``char`` without a data-dependent branch per token.
 
 :func:`fastbleu._kernels.tokenize_13a._split_tokens` decides every token
 boundary with a branch, and those branches are what it spends its time on:
@@ -30,6 +30,9 @@ not count are overwritten by the next one.  ``finish`` is applied to the
 segment's hashes afterwards, one per token.  The padding spaces of 13a
 stand before the first byte and after the last.
 
+:func:`_scan_char_flat` does the same for ``char``: a lead byte ends the
+code point before it (a token unless it was whitespace) and starts the next.
+
 The hashes are bit for bit those of ``_split_tokens`` (``hash_bytes`` of
 each token's bytes).  A segment this loop does not handle returns -1 and is
 scanned by ``_split_tokens`` as before: one with a 13a trigger (``<``, ``&``,
@@ -47,7 +50,8 @@ import numpy as np
 from numba import njit
 
 from .hashing import FNV_OFFSET, finish, fnv_step
-from .tokenize_13a import _DASH, _DIGIT, _DOT_COMMA, _MAYBE_SPACE, _PUNCT, _SPACE, _TRIGGER
+from .tokenize_13a import (_CLASS_SPLIT, _DASH, _DIGIT, _DOT_COMMA, _MAYBE_SPACE, _PUNCT,
+                           _SPACE, _TRIGGER)
 from .tokenize_unicode import _is_space_at, _utf8_length
 
 _ENDS = 1  # a token ends before this byte
@@ -152,6 +156,39 @@ def _scan_flat(buf, start, end, out, pos, classes):
     if seen & (_U_CHECK | _U_SLOW):
         if seen & _U_SLOW or not _plain_code_points(buf, start, end, classes):
             return -1
+    for t in range(np.uint64(pos), k):
+        out[t] = finish(out[t])
+    return np.int64(k) - pos
+
+
+@njit(cache=True, nogil=True)
+def _scan_char_flat(buf, start, end, out, pos):
+    """``char`` (every code point that is not whitespace is a token) as :func:`_scan_flat`
+    does 13a: the same hashes as ``tokenize._tokens_char``, no branch per token; -1 for a
+    segment with a lead byte that may start Unicode whitespace and does, or is cut off.
+
+    A lead byte (not ``10xxxxxx``) ends the code point before it, which was a
+    token unless it was ASCII whitespace, and starts the next one.
+    """
+    if start >= end:
+        return 0
+    k = np.uint64(pos)
+    h = FNV_OFFSET
+    token = np.uint64(0)  # 1 while the current code point is a token
+    seen = np.uint64(0)  # 1 once a lead byte of possible Unicode whitespace is met
+    for j in range(np.uint64(start), np.uint64(end)):
+        b = buf[j]
+        cls = _CLASS_SPLIT[b]
+        lead = np.uint64((b & 0xC0) != 0x80)
+        out[k] = h  # the code point before this byte, if this byte starts one; else overwritten
+        k += lead & token
+        token = np.uint64(cls != _SPACE) if lead else token
+        h = fnv_step(FNV_OFFSET if lead else h, b)
+        seen |= np.uint64(cls == _MAYBE_SPACE)
+    out[k] = h
+    k += token
+    if seen and not _plain_code_points(buf, start, end, _CLASS_SPLIT):
+        return -1
     for t in range(np.uint64(pos), k):
         out[t] = finish(out[t])
     return np.int64(k) - pos
