@@ -230,11 +230,11 @@ class Formula(ABC):
 
 
 def checked_counts(stats, what: str, ndim: int, row_width: int, source: str,
-                   layout: str) -> np.ndarray:
+                   layout: str, names) -> np.ndarray:
     """The checks every metric's statistics share; return them as C-contiguous int64.
 
     Numbers only (integers, or floats that are all whole and finite), ``ndim``
-    dimensions, ``row_width`` columns, nothing beyond int64.  A formula's
+    dimensions, ``row_width`` columns, nothing beyond int64, nothing negative.  A formula's
     :meth:`Formula.check_rows` adds its own rules on the counts.
 
     Parameters
@@ -250,14 +250,17 @@ def checked_counts(stats, what: str, ndim: int, row_width: int, source: str,
         What makes such arrays, for the messages (``"BLEU.segment_statistics"``).
     layout : str
         Why ``row_width`` columns, for the message of a wrong width.
+    names : sequence of str
+        The columns' names, for the message naming a negative count.
 
     Raises
     ------
     TypeError
         If ``stats`` does not hold numbers (bools, strings, objects, complex).
     ValueError
-        For another shape or width, fractional or non-finite values, or
-        counts too large for int64.
+        For another shape or width, fractional or non-finite values,
+        counts too large for int64, or a negative count (its row and column
+        named).
     """
     if isinstance(stats, (str, bytes)):
         raise TypeError(f"{what} must be an integer array ({source}), got "
@@ -279,7 +282,13 @@ def checked_counts(stats, what: str, ndim: int, row_width: int, source: str,
             raise ValueError(f"{what} hold counts too large for int64")
     elif kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
         raise ValueError(f"{what} hold counts too large for int64")
-    return np.ascontiguousarray(array, dtype=np.int64)
+    checked = np.ascontiguousarray(array, dtype=np.int64)
+    if checked.size and checked.min() < 0:
+        rows = checked.reshape(-1, row_width)
+        row, column = (int(i) for i in np.argwhere(rows < 0)[0])
+        raise ValueError(f"{what} hold negative counts (row {row}, {names[column]} = "
+                         f"{rows[row, column]})")
+    return checked
 
 
 def check_bootstrap(n_bootstrap) -> int:

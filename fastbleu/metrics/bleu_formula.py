@@ -220,14 +220,10 @@ class BLEUFormula(Formula):
         checked = checked_counts(
             stats, what, ndim, self.row_width, "BLEU.segment_statistics",
             f"max_ngram_order {self.max_order} needs {self.row_width} ([hyp_len, ref_len, "
-            f"{self.max_order} matches, {self.max_order} totals])")
+            f"{self.max_order} matches, {self.max_order} totals])", self.statistics_names)
         if not checked.size:
             return checked
         rows = checked.reshape(-1, self.row_width)
-        if rows.min() < 0:
-            row, column = (int(i) for i in np.argwhere(rows < 0)[0])
-            raise ValueError(f"{what} hold negative counts (row {row}, "
-                             f"{self.statistics_names[column]} = {rows[row, column]})")
         matches, totals = self.matches(rows), self.totals(rows)
         over = matches > totals
         if over.any():

@@ -138,15 +138,11 @@ class CHRFFormula(Formula):
         checked = checked_counts(
             stats, what, ndim, self.row_width, "CHRF.segment_statistics",
             f"char_order {self.char_order} and word_order {self.word_order} need "
-            f"{self.row_width} ([hyp, ref, match] per order)")
+            f"{self.row_width} ([hyp, ref, match] per order)", self.statistics_names)
         if not checked.size:
             return checked
         rows = checked.reshape(-1, self.row_width)
         names = self.statistics_names
-        if rows.min() < 0:
-            row, column = (int(i) for i in np.argwhere(rows < 0)[0])
-            raise ValueError(f"{what} hold negative counts (row {row}, {names[column]} = "
-                             f"{rows[row, column]})")
         triples = rows.reshape(rows.shape[0], self.orders, 3)
         over = (triples[:, :, 2] > triples[:, :, 0]) | (triples[:, :, 2] > triples[:, :, 1])
         if over.any():

@@ -130,12 +130,8 @@ class NISTFormula(Formula):
         """
         checked = checked_counts(stats, what, ndim, self.row_width, "NIST.segment_statistics",
                                  f"NIST rows of order {self.max_order} are [hyp_len, ref_len, "
-                                 "3 info limbs per order, total per order]")
-        if checked.size and checked.min() < 0:
-            rows = checked.reshape(-1, self.row_width)
-            row, column = (int(i) for i in np.argwhere(rows < 0)[0])
-            raise ValueError(f"{what} hold negative counts (row {row}, "
-                             f"{self.statistics_names[column]} = {rows[row, column]})")
+                                 "3 info limbs per order, total per order]",
+                                 self.statistics_names)
         return checked
 
     # -- scores ----------------------------------------------------------------------------

@@ -64,12 +64,8 @@ class TERFormula(Formula):
             values; the message names the row and column.
         """
         checked = checked_counts(stats, what, ndim, self.row_width, "TER.segment_statistics",
-                                 "TER rows are [num_edits, ref_length_scaled]")
-        if checked.size and checked.min() < 0:
-            rows = checked.reshape(-1, self.row_width)
-            row, column = (int(i) for i in np.argwhere(rows < 0)[0])
-            raise ValueError(f"{what} hold negative counts (row {row}, "
-                             f"{self.statistics_names[column]} = {rows[row, column]})")
+                                 "TER rows are [num_edits, ref_length_scaled]",
+                                 self.statistics_names)
         return checked
 
     # -- scores ----------------------------------------------------------------------------
