@@ -71,6 +71,13 @@ class Segments:
         return out
 
 
+def numbering() -> defaultdict:
+    """A dict that gives a new key the next number (0, 1, ...) when it is looked up."""
+    numbers: defaultdict = defaultdict()
+    numbers.default_factory = numbers.__len__
+    return numbers
+
+
 def _starts(counts: np.ndarray) -> np.ndarray:
     starts = np.zeros(counts.size, dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
@@ -139,8 +146,7 @@ def _from_python(list_of_references, hypotheses, sentence: bool) -> Segments:
     # Positional access later on (a pandas Series would index by label).
     hypotheses, list_of_references = list(hypotheses), list(list_of_references)
     n = len(hypotheses)
-    vocabulary: defaultdict = defaultdict()
-    vocabulary.default_factory = vocabulary.__len__  # a new token gets the next number
+    vocabulary = numbering()  # a new token gets the next number
     number = vocabulary.__getitem__
     try:
         hyp_count = np.fromiter(map(len, hypotheses), dtype=np.int64, count=n)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from collections import defaultdict
 from itertools import chain
 
 import numpy as np
@@ -30,6 +29,7 @@ from ..statistics import Tokens
 from .bleu import _UNIFORM_4, _bleu, _check_smoothing, _first_zero_orders, _fractions, \
     _weight_list
 from .precision import Fraction, brevity_penalty
+from .segments import _starts, numbering
 from .smoothing import ZERO_COUNT_WARNING, vectorized_method
 
 __all__ = ["self_bleu", "SelfBLEU"]
@@ -38,8 +38,7 @@ __all__ = ["self_bleu", "SelfBLEU"]
 def _tokens(sentences, what: str, key=None) -> Tokens:
     """Token keys of token lists: equal tokens (``==``/``hash``, or ``key(token)``) share a key."""
     n = len(sentences)
-    vocabulary: defaultdict = defaultdict()
-    vocabulary.default_factory = vocabulary.__len__  # a new token gets the next number
+    vocabulary = numbering()  # a new token gets the next number
     number = vocabulary.__getitem__
     try:
         count = np.fromiter(map(len, sentences), dtype=np.int64, count=n)
@@ -64,16 +63,13 @@ def _tokens(sentences, what: str, key=None) -> Tokens:
     # str subclass may have its own __str__).  Every token's key, not the vocabulary's:
     # equal tokens may have different keys (1 == 1.0 == True; their str differ).
     if key is not None and not (key is str and set(map(type, vocabulary)) <= {str}):
-        by_key: defaultdict = defaultdict()
-        by_key.default_factory = by_key.__len__
+        by_key = numbering()
         ids = np.fromiter(map(by_key.__getitem__, map(key, chain.from_iterable(sentences))),
                           dtype=np.int64, count=ids.size)
         n_keys = len(by_key)
-    start = np.zeros(n, dtype=np.int64)
-    np.cumsum(count[:-1], out=start[1:])
     # Each token's key, written over its number (a fresh array costs page faults).
     hashes = np.take(finish_keys(np.arange(n_keys)), ids, out=ids.view(np.uint64), mode="clip")
-    return Tokens(hashes, start, count)
+    return Tokens(hashes, _starts(count), count)
 
 
 def _sentences(sentences, what: str) -> list:
