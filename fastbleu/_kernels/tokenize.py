@@ -10,10 +10,10 @@ sacrebleu 2.6's tokenizers exactly:
     ``" ".join(line).split()``: every non-whitespace code point is a token.
 ``13a``
     ``Tokenizer13a``: see :mod:`fastbleu._kernels.tokenize_13a`, which also
-    holds the byte classes that ``none`` and ``char`` split on.  ``13a`` and
-    ``none`` scan most segments with the branch-free loop of
+    holds the byte classes that ``none`` and ``char`` split on.  ``13a``,
+    ``none`` and ``char`` scan most segments with the branch-free loops of
     :mod:`fastbleu._kernels.tokenize_flat` and the rest with ``tokenize_13a``'s
-    scanner; the two give the same hashes.
+    scanner (``_tokens_char`` for ``char``); the two give the same hashes.
 ``intl`` and ``zh``
     ``TokenizerV14International`` and ``TokenizerZh``: see
     :mod:`fastbleu._kernels.tokenize_unicode`, which also holds the UTF-8
@@ -33,9 +33,9 @@ one spread over eight bytes per byte of text (memory traffic was a third of
 its time).
 
 The chunk kernels here compile in the helpers of ``tokenize_13a``,
-``tokenize_flat``, ``tokenize_unicode`` and ``hashing``, and numba's on-disk
-cache checks only the file of the kernel it loads: after editing one of those files, touch this
-one (or clear the cache), or the cached kernels keep the old helpers.
+``tokenize_flat``, ``tokenize_unicode`` and ``hashing``.  numba's on-disk
+cache checks only the file of the kernel it loads, so :mod:`.cache` keys the
+cache by a digest of every kernel source: an edit to any of them recompiles.
 """
 
 import numpy as np
