@@ -48,6 +48,7 @@ from .threads import for_chunks
 from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, _CLASS_SPLIT, _MAYBE_SPACE, _SPACE,
                            _preprocess_13a, _split_tokens)
 from .tokenize_flat import _scan_char_flat, _scan_flat
+from .tokenize_flat_unicode import _scan_unicode_flat
 from .tokenize_unicode import (_is_space_at, _lstrip_start, _rstrip_end, _split_unicode,
                                _utf8_length)
 from .unicode_classes import intl_roles, zh_roles
@@ -117,8 +118,11 @@ def _tokenize_chunk_unicode(data, offsets, strip_left, roles, out_hashes, out_co
         out_start[i] = pos
         if strip_left:
             start = _lstrip_start(data, start, end)
-        out_count[i] = _split_unicode(data, start, end, out_hashes, pos, roles)
-        pos += out_count[i]
+        count = _scan_unicode_flat(data, start, end, out_hashes, pos, roles)
+        if count < 0:  # see tokenize_flat_unicode: the rare segments the branchy scanner takes
+            count = _split_unicode(data, start, end, out_hashes, pos, roles)
+        out_count[i] = count
+        pos += count
 
 
 def tokenize_column(data, offsets, kind, out_hashes, out_count, out_start):
