@@ -17,7 +17,10 @@ sacrebleu 2.6's tokenizers exactly:
 ``intl`` and ``zh``
     ``TokenizerV14International`` and ``TokenizerZh``: see
     :mod:`fastbleu._kernels.tokenize_unicode`, which also holds the UTF-8
-    decoding and Python-whitespace helpers every tokenizer uses.
+    decoding and Python-whitespace helpers every tokenizer uses.  Most
+    segments are scanned by the branch-free loop of
+    :mod:`fastbleu._kernels.tokenize_flat_unicode`, the rest by
+    ``tokenize_unicode``'s scanner; the two give the same hashes.
 
 This module holds the tokenizer codes (defined in :mod:`fastbleu._native.codes`,
 which imports no numba), the chunk kernels that dispatch on
@@ -33,9 +36,10 @@ one spread over eight bytes per byte of text (memory traffic was a third of
 its time).
 
 The chunk kernels here compile in the helpers of ``tokenize_13a``,
-``tokenize_flat``, ``tokenize_unicode`` and ``hashing``.  numba's on-disk
-cache checks only the file of the kernel it loads, so :mod:`.cache` keys the
-cache by a digest of every kernel source: an edit to any of them recompiles.
+``tokenize_flat``, ``tokenize_flat_unicode``, ``tokenize_unicode`` and
+``hashing``.  numba's on-disk cache checks only the file of the kernel it
+loads, so :mod:`.cache` keys the cache by a digest of every kernel source: an
+edit to any of them recompiles.
 """
 
 import numpy as np
