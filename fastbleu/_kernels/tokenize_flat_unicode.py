@@ -124,6 +124,7 @@ _U_THREE = np.uint64(3)
 _U_ASCII = np.uint8(0x80)
 _U_LEAD3 = np.uint8(0xE0)
 _U_LEAD4 = np.uint8(0xF0)
+_U_HIGH4 = np.uint8(0xF0)
 _U_LOW6 = np.uint64(0x3F)
 
 
@@ -188,6 +189,25 @@ def _scan_unicode_flat(buf, start, end, out, pos, roles):
                 seen |= code
                 nxt += _U_ONE
             j = nxt - _U_ONE
+        elif nxt - j == _U_THREE:
+            # The current code point has three bytes (CJK): the same while the next do.
+            while nxt + _U_THREE <= stop:
+                b_next = buf[nxt]
+                if (b_next & _U_HIGH4) != _U_LEAD3:
+                    break
+                role = roles[((np.uint64(b_next) & np.uint64(0x0F)) << np.uint64(12))
+                             | ((np.uint64(buf[nxt + _U_ONE]) & _U_LOW6) << np.uint64(6))
+                             | (np.uint64(buf[nxt + _U_TWO]) & _U_LOW6)]
+                window = (window >> _U_BITS) | (np.uint64(role) << _U_NEXT)
+                code = np.uint64(_WINDOW[window])
+                out[k] = h
+                k += code & _U_ENDS
+                h = fnv_step(FNV_OFFSET if code & _U_STARTS else h, buf[nxt - _U_THREE])
+                h = fnv_step(h, buf[nxt - _U_TWO])
+                h = fnv_step(h, buf[nxt - _U_ONE])
+                seen |= code
+                nxt += _U_THREE
+            j = nxt - _U_THREE
         if nxt >= stop:
             break
         # The same step where the current or the next code point has several bytes.
