@@ -17,7 +17,10 @@ sacrebleu 2.6's tokenizers exactly:
 ``intl`` and ``zh``
     ``TokenizerV14International`` and ``TokenizerZh``: see
     :mod:`fastbleu._kernels.tokenize_unicode`, which also holds the UTF-8
-    decoding and Python-whitespace helpers every tokenizer uses.
+    decoding and Python-whitespace helpers every tokenizer uses.  Most
+    segments are scanned by the branch-free loop of
+    :mod:`fastbleu._kernels.tokenize_flat_unicode`, the rest by
+    ``tokenize_unicode``'s scanner; the two give the same hashes.
 
 This module holds the tokenizer codes (defined in :mod:`fastbleu._native.codes`,
 which imports no numba), the chunk kernels that dispatch on
@@ -33,9 +36,10 @@ one spread over eight bytes per byte of text (memory traffic was a third of
 its time).
 
 The chunk kernels here compile in the helpers of ``tokenize_13a``,
-``tokenize_flat``, ``tokenize_unicode`` and ``hashing``.  numba's on-disk
-cache checks only the file of the kernel it loads, so :mod:`.cache` keys the
-cache by a digest of every kernel source: an edit to any of them recompiles.
+``tokenize_flat``, ``tokenize_flat_unicode``, ``tokenize_unicode`` and
+``hashing``.  numba's on-disk cache checks only the file of the kernel it
+loads, so :mod:`.cache` keys the cache by a digest of every kernel source: an
+edit to any of them recompiles.
 """
 
 import numpy as np
@@ -48,6 +52,7 @@ from .threads import for_chunks
 from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, _CLASS_SPLIT, _MAYBE_SPACE, _SPACE,
                            _preprocess_13a, _split_tokens)
 from .tokenize_flat import _scan_char_flat, _scan_flat
+from .tokenize_flat_unicode import _scan_unicode_flat
 from .tokenize_unicode import (_is_space_at, _lstrip_start, _rstrip_end, _split_unicode,
                                _utf8_length)
 from .unicode_classes import intl_roles, zh_roles
@@ -115,10 +120,15 @@ def _tokenize_chunk_unicode(data, offsets, strip_left, roles, out_hashes, out_co
         start = offsets[i]
         end = _rstrip_end(data, start, offsets[i + 1])
         out_start[i] = pos
-        if strip_left:
+        # zh strips the left too; a printable ASCII first byte (most lines) has nothing
+        # to strip, and skipping the call saves its reference counts (8 ns a segment).
+        if strip_left and start < end and not (0x20 < data[start] < 0x80):
             start = _lstrip_start(data, start, end)
-        out_count[i] = _split_unicode(data, start, end, out_hashes, pos, roles)
-        pos += out_count[i]
+        count = _scan_unicode_flat(data, start, end, out_hashes, pos, roles)
+        if count < 0:  # see tokenize_flat_unicode: the rare segments the branchy scanner takes
+            count = _split_unicode(data, start, end, out_hashes, pos, roles)
+        out_count[i] = count
+        pos += count
 
 
 def tokenize_column(data, offsets, kind, out_hashes, out_count, out_start):
