@@ -154,7 +154,7 @@ class TableJob:
         """
         import pyarrow as pa
 
-        metrics = MetricSet.of(metrics)
+        metrics = MetricSet.of(metrics).for_batch(batch, first_row)
         buffers = BufferPairs.of(buffers)
         hyp, refs, errors = self.hyp, list(self.refs), self.encoding_errors
         n = batch.num_rows
@@ -260,12 +260,6 @@ class TableJob:
                 on_batch(batch, stats, row)
 
         items = numbered()
-        # NIST takes each batch's group weights from the batch iterator as it yields
-        # (tables.prepass.weighted_batches): a batch must be scored before the next is read.
-        if any(hasattr(metric, "_batch_weights") for metric in metrics.metrics):
-            for item in items:
-                add(*counted(item))
-            return groups
         first = list(itertools.islice(items, 2))
         if len(first) < 2:  # one batch: here (no numba import for a small table)
             for item in first:
