@@ -17,6 +17,7 @@ bounded by the batch, not by the corpus:
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -67,26 +68,39 @@ class HashBuffer:
 class BufferPairs:
     """(hypothesis, reference) :class:`HashBuffer` pairs lent to batches that run at once.
 
-    A batch borrows a pair for its duration (:meth:`lend`) and gives it back,
-    so there are only as many pairs as batches ever ran side by side (the
-    pool's threads), each reused by later batches; ``first`` is a caller's
-    pair, lent first.
+    A batch borrows a pair for its duration (:meth:`lend`, :meth:`borrowed`)
+    and gives it back, so there are only as many pairs as batches ever ran
+    side by side (the pool's threads), each reused by later batches; ``first``
+    is a caller's pair, lent first.  A table job hands one object to all of
+    its record batches (:meth:`of`), so that the pairs outlive a record batch:
+    a fresh pair would cost its page faults again in every batch.
     """
 
     def __init__(self, first: tuple[HashBuffer, HashBuffer] | None = None):
         self._free: list[tuple[HashBuffer, HashBuffer]] = [] if first is None else [first]
 
+    @classmethod
+    def of(cls, buffers: BufferPairs | tuple[HashBuffer, HashBuffer] | None) -> BufferPairs:
+        """``buffers`` itself if it is a BufferPairs, else one that lends that pair first."""
+        return buffers if isinstance(buffers, BufferPairs) else cls(buffers)
+
+    @contextmanager
+    def borrowed(self) -> Iterator[tuple[HashBuffer, HashBuffer]]:
+        """A free pair (a new one if none is free) for the ``with`` block."""
+        try:
+            pair = self._free.pop()  # atomic: list.pop and append hold the GIL
+        except IndexError:
+            pair = (HashBuffer(), HashBuffer())
+        try:
+            yield pair
+        finally:
+            self._free.append(pair)
+
     def lend(self, work):
         """``work`` with a free pair as its last argument, giving the pair back after."""
         def run(*args):
-            try:
-                pair = self._free.pop()  # atomic: list.pop and append hold the GIL
-            except IndexError:
-                pair = (HashBuffer(), HashBuffer())
-            try:
+            with self.borrowed() as pair:
                 return work(*args, pair)
-            finally:
-                self._free.append(pair)
         return run
 
 
@@ -232,14 +246,16 @@ class References:
 def iter_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
                     tokenizer: Tokenizer, lowercase: bool, max_order: int,
                     batch_size: int = KERNEL_BATCH_SIZE,
-                    buffers: tuple[HashBuffer, HashBuffer] | None = None,
+                    buffers: BufferPairs | tuple[HashBuffer, HashBuffer] | None = None,
                     ref_length: int = REF_CLOSEST) -> Iterator[np.ndarray]:
     """Yield the statistics rows of consecutive batches of segments.
 
     ``references`` is either a cached :class:`References` or the reference
     streams as text, which are then tokenized batch by batch with the
-    hypotheses.  ``buffers`` (hypothesis, reference) lets a caller that
-    streams a table reuse the hash scratch across its own batches.
+    hypotheses.  ``buffers``, a (hypothesis, reference) pair or a
+    :class:`BufferPairs`, lets a caller that streams a table reuse the hash
+    scratch across its own batches; a BufferPairs also keeps the pairs of the
+    batches that ran beside the first.
 
     The batches are of even sizes (:func:`even_bounds`).  When there are
     several, each runs whole on a thread of the pool, as many at once as it
@@ -247,7 +263,7 @@ def iter_statistics(hypotheses: TextColumn, references: References | list[TextCo
     hand-over per batch rather than a fork-join per kernel call.
     """
     n = len(hypotheses)
-    lend = BufferPairs(buffers).lend
+    lend = BufferPairs.of(buffers).lend
     if n <= batch_size:  # one batch, here (no numba import for a small input)
         if n:
             yield lend(_batch_rows)(hypotheses, references, tokenizer, lowercase, max_order,
@@ -308,7 +324,7 @@ def stacked(batches, max_order: int) -> np.ndarray:
 
 def compute_statistics(hypotheses: TextColumn, references: References | list[TextColumn],
                        tokenizer: Tokenizer, lowercase: bool, max_order: int,
-                       buffers: tuple[HashBuffer, HashBuffer] | None = None,
+                       buffers: BufferPairs | tuple[HashBuffer, HashBuffer] | None = None,
                        ref_length: int = REF_CLOSEST) -> np.ndarray:
     """All statistics rows of :func:`iter_statistics` in one int64 array."""
     return stacked(iter_statistics(hypotheses, references, tokenizer, lowercase, max_order,

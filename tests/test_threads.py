@@ -128,3 +128,38 @@ def test_even_bounds_cut_no_small_batch_and_feed_every_thread():
                 assert len(sizes) >= threads_
     assert len(even_bounds(100_000, 16384, 2)) - 1 == 7
     assert len(even_bounds(100_000, 16384, 16)) - 1 == 12
+
+
+@pytest.mark.parametrize("metrics", [None, ["bleu", "ter"]])
+def test_a_table_job_reuses_its_hash_scratch_from_batch_to_batch(metrics):
+    """Record batches of several kernel batches each, two at a time: every pair of hash
+    buffers they use comes from the job's one BufferPairs and stays there, so their
+    number is bounded by the threads, not the batches (a fresh pair costs its page
+    faults in every batch)."""
+    import pyarrow as pa
+
+    from fastbleu.statistics import BufferPairs
+    from fastbleu.tables.job import TableJob
+
+    rng = np.random.default_rng(5)
+    words = np.array(["the", "cat", "sat", "on", "mat", ".", "é", "1,5"])
+    n = 6 * (KERNEL_BATCH_SIZE + 1000)
+    text = [" ".join(rng.choice(words, rng.integers(1, 6))) for _ in range(n)]
+    table = pa.table({"hyp": text, "ref": text[1:] + text[:1]})
+    job = TableJob.create("hyp", ["ref"], None, None, None, False, "strict", 1 << 16,
+                          metrics=metrics)
+    batches = table.to_batches(max_chunksize=2 * KERNEL_BATCH_SIZE + 2000)
+    assert len(batches) == 3
+    scratch = BufferPairs()
+    first = job.statistics(batches, buffers=scratch)
+    pairs = {id(pair) for pair in scratch._free}
+    assert pairs
+    again = job.statistics(batches, buffers=scratch)
+    kept = {id(pair) for pair in scratch._free}
+    assert pairs <= kept
+    # at most one pair per pool thread and per record batch on a helper thread, however
+    # many batches: a second pass may meet more of them at once, never more than that
+    assert len(kept) <= threads.pool_size() + 2
+    whole = job.statistics([table.combine_chunks().to_batches()[0]])
+    for groups in (first, again):
+        np.testing.assert_array_equal(groups.ordered()[1], whole.ordered()[1])

@@ -133,3 +133,15 @@ def test_flat_char_scanner_equals_branchy_char_scanner(text):
 @given(lines=st.lists(CHAR_TEXT, min_size=1, max_size=40))
 def test_char_columns_match_sacrebleu(lines):
     assert_same_tokens(lines, "char", False)
+
+
+@pytest.mark.parametrize("kind", ["13a", "none", "char"])
+def test_whitespace_at_the_end_of_a_segment(kind):
+    # The flat scanners read a segment up to its last byte, not up to str.rstrip()'s
+    # end: trailing ASCII whitespace must make no token, and trailing Unicode
+    # whitespace (or 13a's "-\n") must reach the branchy scanners rstripped.
+    from test_properties import WHITESPACE
+
+    lines = [body + space * repeat for body in ("a b.", "1-", "x-\n", "")
+             for space in WHITESPACE for repeat in (1, 2)]
+    assert_same_tokens(lines, kind, False)

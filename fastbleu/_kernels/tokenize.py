@@ -83,18 +83,22 @@ def _tokenize_chunk(data, offsets, kind, out_hashes, out_count, out_start, first
     scratch = np.empty(256, dtype=np.uint8)
     for i in range(first, last):
         start = offsets[i]
-        end = _rstrip_end(data, start, offsets[i + 1])
+        end = offsets[i + 1]
         out_start[i] = pos
+        # The flat scanners take the segment as it is: ASCII whitespace at its end makes
+        # no token, and Unicode whitespace sends it to the branchy scanners, which get
+        # the end after ``str.rstrip()`` (13a's "-\n" rule needs it).
         if kind == TOKENIZE_CHAR:
             count = _scan_char_flat(data, start, end, out_hashes, pos)
             if count < 0:  # Unicode whitespace in the segment
-                count = _tokens_char(data, start, end, out_hashes, pos)
+                count = _tokens_char(data, start, _rstrip_end(data, start, end), out_hashes, pos)
             out_count[i] = count
             pos += count
             continue
         classes = _CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
         count = _scan_flat(data, start, end, out_hashes, pos, classes)
         if count < 0:  # see tokenize_flat: the rare segments the branchy scanner takes
+            end = _rstrip_end(data, start, end)
             count = _split_tokens(data, start, end, out_hashes, pos, classes)
         if count < 0:
             length = end - start

@@ -87,13 +87,11 @@ def table_weights(counts: prepass.TableCounts, job: TableJob) -> prepass.TableWe
     return counts.weights(job.metric_set())
 
 
-def _weighted(weights, job: TableJob, metric_set: MetricSet, batches, start: int):
-    """The metric set and batches to score with, NIST's weights fixed (if ``weights``)."""
+def _weighted(weights, job: TableJob, metric_set: MetricSet) -> MetricSet:
+    """The metric set to score with, NIST's weights fixed per group (if ``weights``)."""
     if weights is None:
-        return metric_set, batches
-    metric_set = prepass.fitted(metric_set)
-    return metric_set, prepass.weighted_batches(weights, metric_set, batches, start,
-                                                job.encoding_errors)
+        return metric_set
+    return prepass.fitted(metric_set, weights, job.encoding_errors)
 
 
 def merge_groups(*partials: Groups) -> Groups:
@@ -111,7 +109,7 @@ def group_statistics(piece, index: int, job: TableJob, segments: str | None = No
     (:class:`fastbleu.tables.prepass.TableWeights`)."""
     start, batches = _batches(piece, job)
     start = start if first_row is None else first_row
-    metric_set, batches = _weighted(weights, job, job.metric_set(), batches, start)
+    metric_set = _weighted(weights, job, job.metric_set())
     writer = SegmentWriter(segments, list(job.keys), metric_set) \
         if segments is not None else None
     try:
@@ -139,7 +137,7 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool, weights=
     order), or ``(stats, None, None)``.
     """
     start, batches = _batches(piece, job)
-    metric, batches = _weighted(weights, job, MetricSet.of(job.metric()), batches, start)
+    metric = _weighted(weights, job, MetricSet.of(job.metric()))
     parts, codes, seen = [], [], {}
     row = start
     with _naming(index, piece):

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..statistics import HashBuffer
+    from ..statistics import BufferPairs, HashBuffer
     from ..text import TextColumn
 
 
@@ -344,7 +344,8 @@ class Metric(ABC):
     @abstractmethod
     def column_statistics(self, hypotheses: TextColumn, references, *,
                           tokenizer=None,
-                          buffers: tuple[HashBuffer, HashBuffer] | None = None) -> np.ndarray:
+                          buffers: BufferPairs | tuple[HashBuffer, HashBuffer] | None = None
+                          ) -> np.ndarray:
         """Statistics of already-converted text columns (the fast path of tables and Dask).
 
         Parameters
@@ -354,8 +355,10 @@ class Metric(ABC):
             As long as ``hypotheses``; the caller has checked them.
         tokenizer : str, optional
             A tokenizer name for these rows instead of the metric's own.
-        buffers : (HashBuffer, HashBuffer), optional
-            Scratch to reuse across calls.
+        buffers : BufferPairs or (HashBuffer, HashBuffer), optional
+            Hash scratch to reuse across calls: one pair, or pairs to borrow
+            from (:class:`~fastbleu.statistics.BufferPairs`; a table job
+            shares one among the record batches it scores side by side).
         """
 
     @abstractmethod

@@ -206,8 +206,9 @@ class BLEU(Metric):
         tokenizer : str or Tokenizer, optional
             The tokenizer of these rows (a name as ``tokenize=`` takes it);
             default this metric's.
-        buffers : (HashBuffer, HashBuffer), optional
-            Hash scratch (hypotheses, references) to reuse across calls.
+        buffers : BufferPairs or (HashBuffer, HashBuffer), optional
+            Hash scratch (hypotheses, references) to reuse across calls, or
+            pairs of it to borrow from (one per batch running at once).
 
         Returns
         -------

@@ -89,7 +89,9 @@ class NIST(Metric):
         self._ref_cache: References | None = None
         self._cached_weights = None
         self._fixed = None  # NISTWeights given by with_weights
-        self._batch_weights = None  # [(rows or None, NISTWeights)]: a table's current batch
+        # [(rows or None, NISTWeights)]: the rows of one record batch of a table and their
+        # groups' weights, on a copy made for that batch (tables.prepass.WeightedMetricSet)
+        self._batch_weights = None
         if references is not None:
             streams = reference_streams(references, None)
             self.num_refs = self._check_references(streams)

@@ -9,7 +9,7 @@ import numpy as np
 from .._kernels.counting import MAX_AVERAGED_REFERENCES
 from .._kernels.ter import ter_statistics
 from ..errors import SegmentError
-from ..statistics import (BATCH_SIZE, HashBuffer, References, check_references,
+from ..statistics import (BATCH_SIZE, BufferPairs, References, check_references,
                           reference_presence, tokenize)
 from ..text import TextColumn
 from ..tokenizers.tercom import tercom_tokenizer
@@ -100,27 +100,27 @@ class TER(Metric):
 
     def _batches(self, hyps: TextColumn, refs, buffers=None) -> Iterator[np.ndarray]:
         """The statistics rows of consecutive batches of segments."""
-        hyp_buffer, ref_buffer = buffers or (HashBuffer(), HashBuffer())
-        n = len(hyps)
-        for first in range(0, n, BATCH_SIZE):
-            last = min(n, first + BATCH_SIZE)
-            hyp = tokenize(hyps.slice(first, last), self._tokenizer, self._lowercase,
-                           hyp_buffer)
-            if isinstance(refs, References):
-                batch_refs = refs.slice(first, last)
-            else:
-                batch_refs = References.tokenized([s.slice(first, last) for s in refs],
-                                                  self._ref_tokenizer, self._lowercase,
-                                                  ref_buffer)
-            _check_matrices(hyp.count, batch_refs.count, first)
-            rows = np.empty((last - first, 2), dtype=np.int64)
-            ter_statistics(hyp.hashes, hyp.start, hyp.count, batch_refs.hashes,
-                           batch_refs.start, batch_refs.count, rows)
-            if rows.size and rows[:, 0].min() < 0:  # pragma: no cover - sacrebleu raises too
-                i = first + int(np.flatnonzero(rows[:, 0] < 0)[0])
-                raise RuntimeError(f"segment {i}: the edit-distance trace left the band "
-                                   "(sacrebleu fails on this segment as well)")
-            yield rows
+        with BufferPairs.of(buffers).borrowed() as (hyp_buffer, ref_buffer):
+            n = len(hyps)
+            for first in range(0, n, BATCH_SIZE):
+                last = min(n, first + BATCH_SIZE)
+                hyp = tokenize(hyps.slice(first, last), self._tokenizer, self._lowercase,
+                               hyp_buffer)
+                if isinstance(refs, References):
+                    batch_refs = refs.slice(first, last)
+                else:
+                    batch_refs = References.tokenized([s.slice(first, last) for s in refs],
+                                                      self._ref_tokenizer, self._lowercase,
+                                                      ref_buffer)
+                _check_matrices(hyp.count, batch_refs.count, first)
+                rows = np.empty((last - first, 2), dtype=np.int64)
+                ter_statistics(hyp.hashes, hyp.start, hyp.count, batch_refs.hashes,
+                               batch_refs.start, batch_refs.count, rows)
+                if rows.size and rows[:, 0].min() < 0:  # pragma: no cover - sacrebleu raises too
+                    i = first + int(np.flatnonzero(rows[:, 0] < 0)[0])
+                    raise RuntimeError(f"segment {i}: the edit-distance trace left the band "
+                                       "(sacrebleu fails on this segment as well)")
+                yield rows
 
     def _statistics(self, hyps: TextColumn, refs, buffers=None) -> np.ndarray:
         batches = list(self._batches(hyps, refs, buffers))

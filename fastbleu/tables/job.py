@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, SegmentError
-from ..statistics import BufferPairs, HashBuffer
+from ..statistics import BufferPairs
 from ..text import as_text_column
 from ..tokenizers import get_tokenizer
 from .columns import column_names, hypothesis_column, reference_streams
@@ -136,7 +136,9 @@ class TableJob:
     def batch_statistics(self, batch, metrics, first_row: int, buffers=None):
         """Statistics of one record batch, with each row's reference count and tokenizer.
 
-        ``metrics`` is a :class:`MetricSet` (or one metric object).  The
+        ``metrics`` is a :class:`MetricSet` (or one metric object);
+        ``buffers`` hash scratch to reuse (a
+        :class:`~fastbleu.statistics.BufferPairs` or one pair).  The
         batch's text is converted once; every metric's ``column_statistics``
         then fills its own columns of the row.  A tokenizer column applies to
         the metrics that take a word tokenizer (BLEU), never to chrF or TER.
@@ -152,8 +154,8 @@ class TableJob:
         """
         import pyarrow as pa
 
-        metrics = MetricSet.of(metrics)
-        buffers = buffers or (HashBuffer(), HashBuffer())
+        metrics = MetricSet.of(metrics).for_batch(batch, first_row)
+        buffers = BufferPairs.of(buffers)
         hyp, refs, errors = self.hyp, list(self.refs), self.encoding_errors
         n = batch.num_rows
         hyp_column = hypothesis_column(batch, hyp, first_row, errors)
@@ -222,7 +224,10 @@ class TableJob:
         :meth:`metric_set`); ``partition`` and the row give each group's
         first position; ``on_batch(batch, stats, first_row)`` sees every
         batch's statistics; ``buffers`` are two
-        :class:`~fastbleu.statistics.HashBuffer` to reuse (new ones without).
+        :class:`~fastbleu.statistics.HashBuffer` to reuse (new ones without),
+        lent first; every batch borrows its scratch from one
+        :class:`~fastbleu.statistics.BufferPairs`, so that it is reused
+        from batch to batch, also by the batches that run side by side.
         """
         metrics = self.metric_set() if metrics is None else MetricSet.of(metrics)
         groups = Groups(metrics.width)
@@ -235,9 +240,11 @@ class TableJob:
                     yield batch, row
                     row += batch.num_rows
 
-        def counted(item, pair):
+        scratch = BufferPairs.of(buffers)
+
+        def counted(item):
             batch, row = item
-            return batch, row, self.batch_statistics(batch, metrics, row, pair)
+            return batch, row, self.batch_statistics(batch, metrics, row, scratch)
 
         def add(batch, row, counts):
             stats, refs_per_row, tokenizer_of_row, tokenizers = counts
@@ -252,14 +259,7 @@ class TableJob:
             if on_batch is not None:
                 on_batch(batch, stats, row)
 
-        counted = BufferPairs(buffers).lend(counted)
         items = numbered()
-        # NIST takes each batch's group weights from the batch iterator as it yields
-        # (tables.prepass.weighted_batches): a batch must be scored before the next is read.
-        if any(hasattr(metric, "_batch_weights") for metric in metrics.metrics):
-            for item in items:
-                add(*counted(item))
-            return groups
         first = list(itertools.islice(items, 2))
         if len(first) < 2:  # one batch: here (no numba import for a small table)
             for item in first:

@@ -180,6 +180,12 @@ class MetricSet:
     def __len__(self) -> int:
         return len(self.metrics)
 
+    def for_batch(self, batch, first_row: int) -> MetricSet:
+        """The metrics to score one record batch with, whose first row is ``first_row``:
+        these (a set weighing rows by their group gives each batch its own, see
+        :class:`fastbleu.tables.prepass.WeightedMetricSet`)."""
+        return self
+
     def prefix(self, index: int) -> str:
         """The prefix of metric ``index``'s columns: none for a single metric."""
         return "" if len(self.metrics) == 1 else f"{self.labels[index]}_"

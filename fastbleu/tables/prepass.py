@@ -8,7 +8,7 @@ more first, its reference columns and group columns only, and every
 *weight group* gets the counts of all its references
 (:class:`~fastbleu.metrics.nist_weights.NISTCounts`, summable, so Dask
 partitions merge them in a tree); the scoring pass then gives every row the
-fixed weights of its group (:func:`weighted_batches`).  BLEU, chrF and TER
+fixed weights of its group (:class:`WeightedMetricSet`).  BLEU, chrF and TER
 jobs never come here.
 
 **What the corpus is.**  A weight group is a combination of the
@@ -204,41 +204,46 @@ def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int =
     return TableCounts(columns, [{k: p.flush() for k, p in g.items()} for g in groups])
 
 
-def fitted(metric_set: MetricSet) -> MetricSet:
-    """A metric set whose NIST metrics are copies that take fixed weights batch by batch."""
-    import copy
+class WeightedMetricSet(MetricSet):
+    """A metric set whose NIST metrics weigh every row by its group's fixed weights.
 
-    metrics = list(metric_set.metrics)
-    for i in nist_positions(metric_set):
-        metrics[i] = copy.copy(metrics[i])
-        metrics[i]._batch_weights = None
-    return MetricSet(metrics)
+    :meth:`for_batch` gives each record batch a set of its own, whose NIST
+    metrics are copies holding the weights of that batch's rows, so that
+    batches scored side by side (or out of order) never share them.
+    """
+
+    def __init__(self, metrics, weights: TableWeights, errors: str):
+        super().__init__(metrics)
+        self.weights = weights
+        self.errors = errors
+
+    def for_batch(self, batch, first_row: int) -> MetricSet:
+        """The metrics for the rows ``first_row:first_row + batch.num_rows`` of the table.
+
+        Raises InputError for a row of a group the first pass did not see.
+        """
+        import copy
+
+        codes, keys = _keys_of(batch, self.weights.columns, first_row, self.errors)
+        rows_of = _by_key(codes, keys)
+        metrics = list(self.metrics)
+        for i, per_group in zip(nist_positions(self), self.weights.weights):
+            parts = []
+            for key, rows in rows_of.items():
+                if key not in per_group:
+                    raise InputError(f"row {first_row + int(rows[0])}: a group the first pass "
+                                     "over the table did not see; did the table change "
+                                     "while it was read?")
+                parts.append((None if rows.size == batch.num_rows else rows, per_group[key]))
+            metrics[i] = copy.copy(metrics[i])
+            metrics[i]._batch_weights = parts  # [(rows or None, NISTWeights)]
+        return MetricSet(metrics)
 
 
-def weighted_batches(weights: TableWeights, metric_set: MetricSet, batches, first_row: int,
-                     errors: str):
-    """Yield ``batches``, first giving the NIST metrics of ``metric_set`` (from
-    :func:`fitted`) each row's group weights for the batch about to be scored."""
-    metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
-    row = first_row
-    for batch in batches:
-        if batch.num_rows:
-            codes, keys = _keys_of(batch, weights.columns, row, errors)
-            rows_of = _by_key(codes, keys)
-            for metric, per_group in zip(metrics, weights.weights):
-                parts = []
-                for key, rows in rows_of.items():
-                    if key not in per_group:
-                        raise InputError(f"row {row + int(rows[0])}: a group the first pass "
-                                         "over the table did not see; did the table change "
-                                         "while it was read?")
-                    parts.append((None if rows.size == batch.num_rows else rows,
-                                  per_group[key]))
-                metric._batch_weights = parts
-        yield batch
-        row += batch.num_rows
-    for metric in metrics:
-        metric._batch_weights = None
+def fitted(metric_set: MetricSet, weights: TableWeights, errors: str) -> WeightedMetricSet:
+    """``metric_set`` with its NIST metrics weighing every row by its group's ``weights``
+    (:meth:`WeightedMetricSet.for_batch`, which the table job calls for every batch)."""
+    return WeightedMetricSet(metric_set.metrics, weights, errors)
 
 
 def first_pass(source, job, metric_set: MetricSet, columns, batches):
@@ -252,6 +257,4 @@ def first_pass(source, job, metric_set: MetricSet, columns, batches):
     table = open_table(source, list(dict.fromkeys([*job.refs, *columns])), job.batch_size,
                        dictionary_columns=list(columns), encoding_errors=job.encoding_errors)
     counts = count_batches(job, metric_set, table.batches(), columns)
-    weights = counts.weights(metric_set)
-    scoring = fitted(metric_set)
-    return scoring, weighted_batches(weights, scoring, batches, 0, job.encoding_errors)
+    return fitted(metric_set, counts.weights(metric_set), job.encoding_errors), batches
