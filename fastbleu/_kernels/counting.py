@@ -59,9 +59,8 @@ _KEY = 0  # the n-gram key's bits
 _STAMP = 1  # number of the segment that owns the row (rows of older segments are free)
 _LAST_REF = 2  # the reference that counted this n-gram last
 _REF_RUN = 3  # its count in that reference so far
-_REF_MAX = 4  # its largest count in any single reference
-_HYP_SEEN = 5  # its count in the hypothesis so far
-_COLUMNS = 8  # six used; eight make a row one cache line and its address a shift
+_REF_MAX = 4  # its largest count in any single reference; the hypothesis counts it down
+_COLUMNS = 8  # five used; eight make a row one cache line and its address a shift
 # Columns of the compact table of large segments, one order at a time (the
 # first two as in the table above, so that both share ``_find``).
 _L_KEY = _KEY
@@ -175,14 +174,32 @@ def _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
 
 
 @njit(cache=True, nogil=True)
+def _probe(table, shift, mask, key, stamp):
+    """(row of ``key``, True), or (the free row where it belongs, False).
+
+    The small table's probe: token hashes are splitmix64 outputs and an
+    n-gram key adds one to a multiple of its prefix's key, so a key's top
+    bits are already uniform and index the table without another multiply.
+    """
+    slot = key >> shift
+    bits = np.int64(key)
+    while True:
+        if table[slot, _STAMP] != stamp:
+            return slot, False
+        if table[slot, _KEY] == bits:
+            return slot, True
+        slot = (slot + _ONE) & mask
+
+
+@njit(cache=True, nogil=True)
 def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                       ref_count, max_order, ref_length, large_above, out, first, last):
     """Statistics of segments ``first:last``; owns its n-gram tables."""
     n_refs = ref_start.shape[0]
     table = np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64)
     stamp = 0
-    large = np.zeros((0, _L_COLUMNS), dtype=np.int64)
-    large_stamps = 0
+    any_large = False
+    orders = np.uint64(max_order)
     in_hyp = np.zeros(_WORDS + 1, dtype=np.uint64)
     for i in range(first, last):
         stamp += 1
@@ -192,7 +209,6 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         shortest = -1
         length_sum = 0
         present = 0
-        ref_tokens = 0
         ref_ngrams = 0
         for r in range(n_refs):
             ref_len = ref_count[r, i]
@@ -208,7 +224,6 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                 shortest = ref_len
             length_sum += ref_len
             present += 1
-            ref_tokens += ref_len
             ref_ngrams += _ngram_count(ref_len, max_order)
 
         out[i, 0] = hyp_len
@@ -224,14 +239,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         if ref_ngrams == 0 or hyp_len == 0:
             continue
         if ref_ngrams > large_above:
-            bits = _MIN_BITS
-            while 3 * ref_tokens > (2 << bits):  # at least 1.5 rows a reference token
-                bits += 1
-            if large.shape[0] < (1 << bits):
-                large = np.zeros((1 << bits, _L_COLUMNS), dtype=np.int64)
-            large_stamps += max_order
-            _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
-                           max_order, out, i, large, bits, large_stamps)
+            any_large = True  # counted after this loop
             continue
 
         # A table at most half full, and only as large as this segment needs,
@@ -241,6 +249,8 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
             bits += 1
         if table.shape[0] < (1 << bits):
             table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
+        shift = np.uint64(64 - bits)
+        mask = np.uint64((1 << bits) - 1)
 
         # The hypothesis's tokens as a set of 1,024 bits (bit b stands for every
         # token whose hash ends in b).  A reference n-gram with a token that the
@@ -249,58 +259,100 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         # pruning pays only for orders above 1).  A set bit may stand for
         # another token; that only costs an n-gram inserted in vain.
         in_hyp[:] = 0
-        base = hyp_start[i]
+        hyp_base = np.uint64(hyp_start[i])
         for p in range(hyp_len):
-            h = hyp_hashes[np.uint64(base + p)]
+            h = hyp_hashes[hyp_base + np.uint64(p)]
             in_hyp[(h >> _S6) & _WORDS] |= _ONE << (h & _S63)
 
+        # The first reference counts straight into _REF_MAX; a later one counts
+        # its run in _REF_RUN (restarted when _LAST_REF is another reference).
         for r in range(n_refs):
             ref_len = ref_count[r, i]
-            base = ref_start[r, i]
+            base = np.uint64(ref_start[r, i])
             for p in range(ref_len):
-                key = ref_hashes[np.uint64(base + p)]
+                at = base + np.uint64(p)
+                key = ref_hashes[at]
                 if in_hyp[(key >> _S6) & _WORDS] & (_ONE << (key & _S63)) == 0:
                     continue
-                for m in range(max_order):
-                    if m > 0:
-                        if p + m >= ref_len:
-                            break
-                        h = ref_hashes[np.uint64(base + p + m)]
-                        if in_hyp[(h >> _S6) & _WORDS] & (_ONE << (h & _S63)) == 0:
-                            break
-                        key = extend_key(key, h)
-                    row = _find(table, bits, key, stamp)
-                    if table[row, _STAMP] != stamp:
+                top = min(orders, np.uint64(ref_len - p))
+                m = _ONE
+                while True:
+                    row, found = _probe(table, shift, mask, key, stamp)
+                    if not found:
                         table[row, _STAMP] = stamp
                         table[row, _KEY] = np.int64(key)
                         table[row, _LAST_REF] = r
                         table[row, _REF_RUN] = 1
                         table[row, _REF_MAX] = 1
-                        table[row, _HYP_SEEN] = 0
+                    elif r == 0:
+                        table[row, _REF_MAX] += 1
+                    elif table[row, _LAST_REF] == r:
+                        run = table[row, _REF_RUN] + 1
+                        table[row, _REF_RUN] = run
+                        if run > table[row, _REF_MAX]:
+                            table[row, _REF_MAX] = run
                     else:
-                        if table[row, _LAST_REF] == r:
-                            table[row, _REF_RUN] += 1
-                        else:
-                            table[row, _LAST_REF] = r
-                            table[row, _REF_RUN] = 1
-                        if table[row, _REF_RUN] > table[row, _REF_MAX]:
-                            table[row, _REF_MAX] = table[row, _REF_RUN]
-
-        base = hyp_start[i]
-        for p in range(hyp_len):
-            key = hyp_hashes[np.uint64(base + p)]
-            for m in range(max_order):
-                if m > 0:
-                    if p + m >= hyp_len:
+                        table[row, _LAST_REF] = r
+                        table[row, _REF_RUN] = 1
+                    if m == top:
                         break
-                    key = extend_key(key, hyp_hashes[np.uint64(base + p + m)])
-                row = _find(table, bits, key, stamp)
-                if table[row, _STAMP] != stamp:
+                    h = ref_hashes[at + m]
+                    if in_hyp[(h >> _S6) & _WORDS] & (_ONE << (h & _S63)) == 0:
+                        break
+                    key = extend_key(key, h)
+                    m += _ONE
+
+        # Each hypothesis n-gram takes one of its reference maximum's count
+        # (_REF_MAX counts down): a match while that stays at zero or above.
+        for p in range(hyp_len):
+            at = hyp_base + np.uint64(p)
+            key = hyp_hashes[at]
+            top = min(orders, np.uint64(hyp_len - p))
+            m = _ONE
+            while True:
+                row, found = _probe(table, shift, mask, key, stamp)
+                if not found:
                     # No reference has this n-gram, so none has its extensions.
                     break
-                table[row, _HYP_SEEN] += 1
-                if table[row, _HYP_SEEN] <= table[row, _REF_MAX]:
-                    out[i, 2 + m] += 1
+                left = table[row, _REF_MAX] - 1
+                table[row, _REF_MAX] = left
+                if left >= 0:
+                    out[i, _ONE + m] += 1
+                if m == top:
+                    break
+                key = extend_key(key, hyp_hashes[at + m])
+                m += _ONE
+
+    if any_large:
+        _large_segments(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                        max_order, large_above, out, first, last)
+
+
+@njit(cache=True, nogil=True)
+def _large_segments(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                    max_order, large_above, out, first, last):
+    """Matches of the segments of ``first:last`` with more than ``large_above`` n-grams."""
+    n_refs = ref_start.shape[0]
+    large = np.zeros((0, _L_COLUMNS), dtype=np.int64)
+    large_stamps = 0
+    for i in range(first, last):
+        ref_tokens = 0
+        ref_ngrams = 0
+        for r in range(n_refs):
+            ref_len = ref_count[r, i]
+            if ref_len >= 0:
+                ref_tokens += ref_len
+                ref_ngrams += _ngram_count(ref_len, max_order)
+        if ref_ngrams == 0 or ref_ngrams <= large_above or hyp_count[i] == 0:
+            continue
+        bits = _MIN_BITS
+        while 3 * ref_tokens > (2 << bits):  # at least 1.5 rows a reference token
+            bits += 1
+        if large.shape[0] < (1 << bits):
+            large = np.zeros((1 << bits, _L_COLUMNS), dtype=np.int64)
+        large_stamps += max_order
+        _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                       max_order, out, i, large, bits, large_stamps)
 
 
 def segment_statistics(hyp_hashes, hyp_start, hyp_count,
