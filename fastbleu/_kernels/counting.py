@@ -61,6 +61,9 @@ _LAST_REF = 2  # the reference that counted this n-gram last
 _REF_RUN = 3  # its count in that reference so far
 _REF_MAX = 4  # its largest count in any single reference; the hypothesis counts it down
 _COLUMNS = 8  # five used; eight make a row one cache line and its address a shift
+_U_STAMP, _U_LAST_REF, _U_REF_RUN, _U_REF_MAX = (np.uint64(c) for c in (_STAMP, _LAST_REF,
+                                                                       _REF_RUN, _REF_MAX))
+_U_COLUMNS = np.uint64(_COLUMNS)
 # Columns of the compact table of large segments, one order at a time (the
 # first two as in the table above, so that both share ``_find``).
 _L_KEY = _KEY
@@ -177,18 +180,21 @@ def _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
 def _probe(table, shift, mask, key, stamp):
     """(row of ``key``, True), or (the free row where it belongs, False).
 
-    The small table's probe: token hashes are splitmix64 outputs and an
-    n-gram key adds one to a multiple of its prefix's key, so a key's top
-    bits are already uniform and index the table without another multiply.
+    The small table is flat, ``_COLUMNS`` words a row, and a row is named by
+    the index of its first word.  Token hashes are splitmix64 outputs and an
+    n-gram key adds a token hash to a multiple of its prefix's key, so a key's
+    top bits are already uniform: shifted right by ``shift`` and masked by
+    ``mask`` (the table's rows times ``_COLUMNS``, less one row), they give
+    its first row without another multiply.
     """
-    slot = key >> shift
+    row = (key >> shift) & mask
     bits = np.int64(key)
     while True:
-        if table[slot, _STAMP] != stamp:
-            return slot, False
-        if table[slot, _KEY] == bits:
-            return slot, True
-        slot = (slot + _ONE) & mask
+        if table[row + _U_STAMP] != stamp:
+            return row, False
+        if table[row] == bits:
+            return row, True
+        row = (row + _U_COLUMNS) & mask
 
 
 @njit(cache=True, nogil=True)
@@ -196,7 +202,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                       ref_count, max_order, ref_length, large_above, out, first, last):
     """Statistics of segments ``first:last``; owns its n-gram tables."""
     n_refs = ref_start.shape[0]
-    table = np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64)
+    table = np.zeros(_COLUMNS << _MIN_BITS, dtype=np.int64)
     stamp = 0
     any_large = False
     orders = np.uint64(max_order)
@@ -247,10 +253,10 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         bits = _MIN_BITS
         while 8 * ref_ngrams > (1 << bits):
             bits += 1
-        if table.shape[0] < (1 << bits):
-            table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
-        shift = np.uint64(64 - bits)
-        mask = np.uint64((1 << bits) - 1)
+        if table.shape[0] < (_COLUMNS << bits):
+            table = np.zeros(_COLUMNS << bits, dtype=np.int64)
+        shift = np.uint64(64 - bits - 3)  # _COLUMNS is 2**3
+        mask = np.uint64((_COLUMNS << bits) - _COLUMNS)
 
         # The hypothesis's tokens as a set of 1,024 bits (bit b stands for every
         # token whose hash ends in b).  A reference n-gram with a token that the
@@ -279,21 +285,21 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                 while True:
                     row, found = _probe(table, shift, mask, key, stamp)
                     if not found:
-                        table[row, _STAMP] = stamp
-                        table[row, _KEY] = np.int64(key)
-                        table[row, _LAST_REF] = r
-                        table[row, _REF_RUN] = 1
-                        table[row, _REF_MAX] = 1
+                        table[row + _U_STAMP] = stamp
+                        table[row] = np.int64(key)
+                        table[row + _U_LAST_REF] = r
+                        table[row + _U_REF_RUN] = 1
+                        table[row + _U_REF_MAX] = 1
                     elif r == 0:
-                        table[row, _REF_MAX] += 1
-                    elif table[row, _LAST_REF] == r:
-                        run = table[row, _REF_RUN] + 1
-                        table[row, _REF_RUN] = run
-                        if run > table[row, _REF_MAX]:
-                            table[row, _REF_MAX] = run
+                        table[row + _U_REF_MAX] += 1
+                    elif table[row + _U_LAST_REF] == r:
+                        run = table[row + _U_REF_RUN] + 1
+                        table[row + _U_REF_RUN] = run
+                        if run > table[row + _U_REF_MAX]:
+                            table[row + _U_REF_MAX] = run
                     else:
-                        table[row, _LAST_REF] = r
-                        table[row, _REF_RUN] = 1
+                        table[row + _U_LAST_REF] = r
+                        table[row + _U_REF_RUN] = 1
                     if m == top:
                         break
                     h = ref_hashes[at + m]
@@ -314,8 +320,8 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                 if not found:
                     # No reference has this n-gram, so none has its extensions.
                     break
-                left = table[row, _REF_MAX] - 1
-                table[row, _REF_MAX] = left
+                left = table[row + _U_REF_MAX] - 1
+                table[row + _U_REF_MAX] = left
                 if left >= 0:
                     out[i, _ONE + m] += 1
                 if m == top:
