@@ -57,7 +57,7 @@ _MIN_BITS = 6
 # Columns of the n-gram table; one row per n-gram, so a probe touches one cache line.
 _KEY = 0  # the n-gram key's bits
 _STAMP = 1  # number of the segment that owns the row (rows of older segments are free)
-_LAST_REF = 2  # the reference that counted this n-gram last
+_LAST_REF = 2  # the (segment, reference) that counted it last, after the first reference
 _REF_RUN = 3  # its count in that reference so far
 _REF_MAX = 4  # its largest count in any single reference; the hypothesis counts it down
 _COLUMNS = 8  # five used; eight make a row one cache line and its address a shift
@@ -73,6 +73,7 @@ _L_RUN = 3  # count in the current reference (after the first); then in the hypo
 _L_COLUMNS = 4
 # The hypothesis's token bit set: 16 words of 64 bits, indexed by a hash's low 10 bits.
 _WORDS = np.uint64(15)
+_ZERO = np.uint64(0)
 _ONE = np.uint64(1)
 _S6 = np.uint64(6)
 _S63 = np.uint64(63)
@@ -80,11 +81,10 @@ _S63 = np.uint64(63)
 
 @njit(cache=True, nogil=True)
 def _ngram_count(length, max_order):
-    total = 0
-    for m in range(max_order):
-        if length > m:
-            total += length - m
-    return total
+    """N-grams of orders 1 to ``max_order`` in ``length`` tokens (``length >= 0``)."""
+    if length >= max_order:
+        return max_order * length - (max_order * (max_order - 1)) // 2
+    return (length * (length + 1)) // 2
 
 
 @njit(cache=True, nogil=True)
@@ -207,6 +207,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
     any_large = False
     orders = np.uint64(max_order)
     in_hyp = np.zeros(_WORDS + 1, dtype=np.uint64)
+    keys = np.zeros(max(max_order, 1), dtype=np.uint64)
     for i in range(first, last):
         stamp += 1
         hyp_len = hyp_count[i]
@@ -270,43 +271,52 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
             h = hyp_hashes[hyp_base + np.uint64(p)]
             in_hyp[(h >> _S6) & _WORDS] |= _ONE << (h & _S63)
 
-        # The first reference counts straight into _REF_MAX; a later one counts
-        # its run in _REF_RUN (restarted when _LAST_REF is another reference).
+        # Reference n-grams by their last token: ``keys[j]`` is the key of the
+        # n-gram of order ``j + 1`` that ends at the current token, ``run`` how
+        # many tokens the hypothesis has in a row up to it (at most max_order),
+        # so each token is tested once.  The first reference counts straight
+        # into _REF_MAX; a later one counts its run in _REF_RUN, restarted when
+        # _LAST_REF names another (segment, reference) pair: ``ref_id`` grows
+        # with both, so a row's stale _LAST_REF never names the current pair.
+        ref_id = stamp * n_refs
         for r in range(n_refs):
             ref_len = ref_count[r, i]
             base = np.uint64(ref_start[r, i])
+            run = _ZERO
             for p in range(ref_len):
-                at = base + np.uint64(p)
-                key = ref_hashes[at]
-                if in_hyp[(key >> _S6) & _WORDS] & (_ONE << (key & _S63)) == 0:
+                h = ref_hashes[base + np.uint64(p)]
+                if in_hyp[(h >> _S6) & _WORDS] & (_ONE << (h & _S63)) == 0:
+                    run = _ZERO
                     continue
-                top = min(orders, np.uint64(ref_len - p))
-                m = _ONE
-                while True:
+                if run < orders:
+                    run += _ONE
+                j = run
+                while j > _ZERO:
+                    j -= _ONE
+                    key = h
+                    if j > _ZERO:
+                        key = extend_key(keys[j - _ONE], h)
+                        keys[j] = key
                     row, found = _probe(table, shift, mask, key, stamp)
                     if not found:
                         table[row + _U_STAMP] = stamp
                         table[row] = np.int64(key)
-                        table[row + _U_LAST_REF] = r
-                        table[row + _U_REF_RUN] = 1
                         table[row + _U_REF_MAX] = 1
+                        if r > 0:
+                            table[row + _U_LAST_REF] = ref_id
+                            table[row + _U_REF_RUN] = 1
                     elif r == 0:
                         table[row + _U_REF_MAX] += 1
-                    elif table[row + _U_LAST_REF] == r:
-                        run = table[row + _U_REF_RUN] + 1
-                        table[row + _U_REF_RUN] = run
-                        if run > table[row + _U_REF_MAX]:
-                            table[row + _U_REF_MAX] = run
+                    elif table[row + _U_LAST_REF] == ref_id:
+                        count = table[row + _U_REF_RUN] + 1
+                        table[row + _U_REF_RUN] = count
+                        if count > table[row + _U_REF_MAX]:
+                            table[row + _U_REF_MAX] = count
                     else:
-                        table[row + _U_LAST_REF] = r
+                        table[row + _U_LAST_REF] = ref_id
                         table[row + _U_REF_RUN] = 1
-                    if m == top:
-                        break
-                    h = ref_hashes[at + m]
-                    if in_hyp[(h >> _S6) & _WORDS] & (_ONE << (h & _S63)) == 0:
-                        break
-                    key = extend_key(key, h)
-                    m += _ONE
+                keys[0] = h
+            ref_id += 1
 
         # Each hypothesis n-gram takes one of its reference maximum's count
         # (_REF_MAX counts down): a match while that stays at zero or above.
