@@ -71,11 +71,13 @@ _L_STAMP = _STAMP  # (segment, order) that owns the row
 _L_REF_MAX = 2  # largest count in any single reference
 _L_RUN = 3  # count in the current reference (after the first); then in the hypothesis
 _L_COLUMNS = 4
-# The hypothesis's token bit set: 16 words of 64 bits, indexed by a hash's low 10 bits.
-_WORDS = np.uint64(15)
+# The hypothesis's token bit set: 16 words of 64 bits; a hash's top 4 bits pick the
+# word (one shift), its low 6 bits the bit (``bt`` and ``shlx`` take them as they are).
+_WORDS = 16
+_S60 = np.uint64(60)
+_BIG = np.iinfo(np.int64).max
 _ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_S6 = np.uint64(6)
 _S63 = np.uint64(63)
 
 
@@ -206,14 +208,14 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
     stamp = 0
     any_large = False
     orders = np.uint64(max_order)
-    in_hyp = np.zeros(_WORDS + 1, dtype=np.uint64)
+    in_hyp = np.zeros(_WORDS, dtype=np.uint64)
     keys = np.zeros(max(max_order, 1), dtype=np.uint64)
     for i in range(first, last):
         stamp += 1
         hyp_len = hyp_count[i]
-        closest_diff = -1
+        closest_diff = _BIG
         closest_len = -1
-        shortest = -1
+        shortest = _BIG
         length_sum = 0
         present = 0
         ref_ngrams = 0
@@ -222,20 +224,17 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
             if ref_len < 0:
                 continue
             diff = abs(hyp_len - ref_len)
-            if closest_diff == -1 or diff < closest_diff:
+            if diff < closest_diff or (diff == closest_diff and ref_len < closest_len):
                 closest_diff = diff
                 closest_len = ref_len
-            elif diff == closest_diff and ref_len < closest_len:
-                closest_len = ref_len
-            if shortest == -1 or ref_len < shortest:
-                shortest = ref_len
+            shortest = min(shortest, ref_len)
             length_sum += ref_len
             present += 1
             ref_ngrams += _ngram_count(ref_len, max_order)
 
         out[i, 0] = hyp_len
         if ref_length == REF_SHORTEST:
-            out[i, 1] = shortest
+            out[i, 1] = shortest if present else -1
         elif ref_length == REF_AVERAGE:
             out[i, 1] = length_sum * (AVERAGE_SCALE // max(present, 1))
         else:
@@ -259,8 +258,8 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         shift = np.uint64(64 - bits - 3)  # _COLUMNS is 2**3
         mask = np.uint64((_COLUMNS << bits) - _COLUMNS)
 
-        # The hypothesis's tokens as a set of 1,024 bits (bit b stands for every
-        # token whose hash ends in b).  A reference n-gram with a token that the
+        # The hypothesis's tokens as a set of 1,024 bits (a bit stands for every
+        # token whose hash has the same top 4 and low 6 bits).  A reference n-gram with a token that the
         # hypothesis lacks cannot match, so it is not inserted: a bit test
         # instead of a probe for most reference n-grams of orders 2 to 4 (the
         # pruning pays only for orders above 1).  A set bit may stand for
@@ -269,7 +268,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         hyp_base = np.uint64(hyp_start[i])
         for p in range(hyp_len):
             h = hyp_hashes[hyp_base + np.uint64(p)]
-            in_hyp[(h >> _S6) & _WORDS] |= _ONE << (h & _S63)
+            in_hyp[h >> _S60] |= _ONE << (h & _S63)
 
         # Reference n-grams by their last token: ``keys[j]`` is the key of the
         # n-gram of order ``j + 1`` that ends at the current token, ``run`` how
@@ -285,7 +284,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
             run = _ZERO
             for p in range(ref_len):
                 h = ref_hashes[base + np.uint64(p)]
-                if in_hyp[(h >> _S6) & _WORDS] & (_ONE << (h & _S63)) == 0:
+                if in_hyp[h >> _S60] & (_ONE << (h & _S63)) == 0:
                     run = _ZERO
                     continue
                 if run < orders:
