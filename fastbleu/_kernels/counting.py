@@ -6,15 +6,18 @@ total_1..total_N]``, int64.
 For each segment the reference n-grams go into a small open-addressing
 table that records, per n-gram key, the largest count in any single
 reference (sacrebleu's ``max`` merge of the reference Counters).  Each
-hypothesis n-gram then bumps its own count in that table and is a match
-while that count does not exceed the reference maximum, which sums
-``min(hyp_count, max_ref_count)`` over n-grams (Papineni et al., 2002,
-modified n-gram precision).  Table slots carry the number of the segment
+hypothesis n-gram then takes one from that maximum and is a match while it
+stays at zero or above, which sums ``min(hyp_count, max_ref_count)`` over
+n-grams (Papineni et al., 2002, modified n-gram precision).  Table slots carry the number of the segment
 that wrote them, so the table is never cleared between segments.  A
 reference n-gram with a token the hypothesis lacks is never inserted (a bit
 set of the hypothesis's tokens tells), and a hypothesis n-gram missing from
 the table ends its extensions: most n-grams of orders 2 to 4 cost a bit test
-rather than a probe.
+rather than a probe.  The references are walked by each n-gram's last token,
+so that each token's bit is tested once; a row is found from the key's top
+bits (keys are already well mixed), in a flat table whose rows are named by
+their first word.  Segments too large for that table are counted after the
+others (``_large_segments``).
 
 That table holds every order at once, with eight to sixteen rows of 64 bytes
 per reference n-gram, so that probes are short and a WMT-size segment's
