@@ -6,15 +6,18 @@ total_1..total_N]``, int64.
 For each segment the reference n-grams go into a small open-addressing
 table that records, per n-gram key, the largest count in any single
 reference (sacrebleu's ``max`` merge of the reference Counters).  Each
-hypothesis n-gram then bumps its own count in that table and is a match
-while that count does not exceed the reference maximum, which sums
-``min(hyp_count, max_ref_count)`` over n-grams (Papineni et al., 2002,
-modified n-gram precision).  Table slots carry the number of the segment
+hypothesis n-gram then takes one from that maximum and is a match while it
+stays at zero or above, which sums ``min(hyp_count, max_ref_count)`` over
+n-grams (Papineni et al., 2002, modified n-gram precision).  Table slots carry the number of the segment
 that wrote them, so the table is never cleared between segments.  A
 reference n-gram with a token the hypothesis lacks is never inserted (a bit
 set of the hypothesis's tokens tells), and a hypothesis n-gram missing from
 the table ends its extensions: most n-grams of orders 2 to 4 cost a bit test
-rather than a probe.
+rather than a probe.  The references are walked by each n-gram's last token,
+so that each token's bit is tested once; a row is found from the key's top
+bits (keys are already well mixed), in a flat table whose rows are named by
+their first word.  Segments too large for that table are counted after the
+others (``_large_segments``).
 
 That table holds every order at once, with eight to sixteen rows of 64 bytes
 per reference n-gram, so that probes are short and a WMT-size segment's
@@ -57,11 +60,13 @@ _MIN_BITS = 6
 # Columns of the n-gram table; one row per n-gram, so a probe touches one cache line.
 _KEY = 0  # the n-gram key's bits
 _STAMP = 1  # number of the segment that owns the row (rows of older segments are free)
-_LAST_REF = 2  # the reference that counted this n-gram last
+_LAST_REF = 2  # the (segment, reference) that counted it last, after the first reference
 _REF_RUN = 3  # its count in that reference so far
-_REF_MAX = 4  # its largest count in any single reference
-_HYP_SEEN = 5  # its count in the hypothesis so far
-_COLUMNS = 8  # six used; eight make a row one cache line and its address a shift
+_REF_MAX = 4  # its largest count in any single reference; the hypothesis counts it down
+_COLUMNS = 8  # five used; eight make a row one cache line and its address a shift
+_U_STAMP, _U_LAST_REF, _U_REF_RUN, _U_REF_MAX = (np.uint64(c) for c in (_STAMP, _LAST_REF,
+                                                                       _REF_RUN, _REF_MAX))
+_U_COLUMNS = np.uint64(_COLUMNS)
 # Columns of the compact table of large segments, one order at a time (the
 # first two as in the table above, so that both share ``_find``).
 _L_KEY = _KEY
@@ -69,20 +74,22 @@ _L_STAMP = _STAMP  # (segment, order) that owns the row
 _L_REF_MAX = 2  # largest count in any single reference
 _L_RUN = 3  # count in the current reference (after the first); then in the hypothesis
 _L_COLUMNS = 4
-# The hypothesis's token bit set: 16 words of 64 bits, indexed by a hash's low 10 bits.
-_WORDS = np.uint64(15)
+# The hypothesis's token bit set: 16 words of 64 bits; a hash's top 4 bits pick the
+# word (one shift), its low 6 bits the bit (``bt`` and ``shlx`` take them as they are).
+_WORDS = 16
+_S60 = np.uint64(60)
+_BIG = np.iinfo(np.int64).max
+_ZERO = np.uint64(0)
 _ONE = np.uint64(1)
-_S6 = np.uint64(6)
 _S63 = np.uint64(63)
 
 
 @njit(cache=True, nogil=True)
 def _ngram_count(length, max_order):
-    total = 0
-    for m in range(max_order):
-        if length > m:
-            total += length - m
-    return total
+    """N-grams of orders 1 to ``max_order`` in ``length`` tokens (``length >= 0``)."""
+    if length >= max_order:
+        return max_order * length - (max_order * (max_order - 1)) // 2
+    return (length * (length + 1)) // 2
 
 
 @njit(cache=True, nogil=True)
@@ -175,45 +182,62 @@ def _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
 
 
 @njit(cache=True, nogil=True)
+def _probe(table, shift, mask, key, stamp):
+    """(row of ``key``, True), or (the free row where it belongs, False).
+
+    The small table is flat, ``_COLUMNS`` words a row, and a row is named by
+    the index of its first word.  Token hashes are splitmix64 outputs and an
+    n-gram key adds a token hash to a multiple of its prefix's key, so a key's
+    top bits are already uniform: shifted right by ``shift`` and masked by
+    ``mask`` (the table's rows times ``_COLUMNS``, less one row), they give
+    its first row without another multiply.
+    """
+    row = (key >> shift) & mask
+    bits = np.int64(key)
+    while True:
+        if table[row + _U_STAMP] != stamp:
+            return row, False
+        if table[row] == bits:
+            return row, True
+        row = (row + _U_COLUMNS) & mask
+
+
+@njit(cache=True, nogil=True)
 def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                       ref_count, max_order, ref_length, large_above, out, first, last):
     """Statistics of segments ``first:last``; owns its n-gram tables."""
     n_refs = ref_start.shape[0]
-    table = np.zeros((1 << _MIN_BITS, _COLUMNS), dtype=np.int64)
+    table = np.zeros(_COLUMNS << _MIN_BITS, dtype=np.int64)
     stamp = 0
-    large = np.zeros((0, _L_COLUMNS), dtype=np.int64)
-    large_stamps = 0
-    in_hyp = np.zeros(_WORDS + 1, dtype=np.uint64)
+    any_large = False
+    orders = np.uint64(max_order)
+    in_hyp = np.zeros(_WORDS, dtype=np.uint64)
+    keys = np.zeros(max(max_order, 1), dtype=np.uint64)
     for i in range(first, last):
         stamp += 1
         hyp_len = hyp_count[i]
-        closest_diff = -1
+        closest_diff = _BIG
         closest_len = -1
-        shortest = -1
+        shortest = _BIG
         length_sum = 0
         present = 0
-        ref_tokens = 0
         ref_ngrams = 0
         for r in range(n_refs):
             ref_len = ref_count[r, i]
             if ref_len < 0:
                 continue
             diff = abs(hyp_len - ref_len)
-            if closest_diff == -1 or diff < closest_diff:
+            if diff < closest_diff or (diff == closest_diff and ref_len < closest_len):
                 closest_diff = diff
                 closest_len = ref_len
-            elif diff == closest_diff and ref_len < closest_len:
-                closest_len = ref_len
-            if shortest == -1 or ref_len < shortest:
-                shortest = ref_len
+            shortest = min(shortest, ref_len)
             length_sum += ref_len
             present += 1
-            ref_tokens += ref_len
             ref_ngrams += _ngram_count(ref_len, max_order)
 
         out[i, 0] = hyp_len
         if ref_length == REF_SHORTEST:
-            out[i, 1] = shortest
+            out[i, 1] = shortest if present else -1
         elif ref_length == REF_AVERAGE:
             out[i, 1] = length_sum * (AVERAGE_SCALE // max(present, 1))
         else:
@@ -224,14 +248,7 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         if ref_ngrams == 0 or hyp_len == 0:
             continue
         if ref_ngrams > large_above:
-            bits = _MIN_BITS
-            while 3 * ref_tokens > (2 << bits):  # at least 1.5 rows a reference token
-                bits += 1
-            if large.shape[0] < (1 << bits):
-                large = np.zeros((1 << bits, _L_COLUMNS), dtype=np.int64)
-            large_stamps += max_order
-            _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
-                           max_order, out, i, large, bits, large_stamps)
+            any_large = True  # counted after this loop
             continue
 
         # A table at most half full, and only as large as this segment needs,
@@ -239,68 +256,121 @@ def _chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
         bits = _MIN_BITS
         while 8 * ref_ngrams > (1 << bits):
             bits += 1
-        if table.shape[0] < (1 << bits):
-            table = np.zeros((1 << bits, _COLUMNS), dtype=np.int64)
+        if table.shape[0] < (_COLUMNS << bits):
+            table = np.zeros(_COLUMNS << bits, dtype=np.int64)
+        shift = np.uint64(64 - bits - 3)  # _COLUMNS is 2**3
+        mask = np.uint64((_COLUMNS << bits) - _COLUMNS)
 
-        # The hypothesis's tokens as a set of 1,024 bits (bit b stands for every
-        # token whose hash ends in b).  A reference n-gram with a token that the
+        # The hypothesis's tokens as a set of 1,024 bits (a bit stands for every
+        # token whose hash has the same top 4 and low 6 bits).  A reference n-gram with a token that the
         # hypothesis lacks cannot match, so it is not inserted: a bit test
         # instead of a probe for most reference n-grams of orders 2 to 4 (the
         # pruning pays only for orders above 1).  A set bit may stand for
         # another token; that only costs an n-gram inserted in vain.
         in_hyp[:] = 0
-        base = hyp_start[i]
+        hyp_base = np.uint64(hyp_start[i])
         for p in range(hyp_len):
-            h = hyp_hashes[np.uint64(base + p)]
-            in_hyp[(h >> _S6) & _WORDS] |= _ONE << (h & _S63)
+            h = hyp_hashes[hyp_base + np.uint64(p)]
+            in_hyp[h >> _S60] |= _ONE << (h & _S63)
 
+        # Reference n-grams by their last token: ``keys[j]`` is the key of the
+        # n-gram of order ``j + 1`` that ends at the current token, ``run`` how
+        # many tokens the hypothesis has in a row up to it (at most max_order),
+        # so each token is tested once.  The first reference counts straight
+        # into _REF_MAX; a later one counts its run in _REF_RUN, restarted when
+        # _LAST_REF names another (segment, reference) pair: ``ref_id`` grows
+        # with both, so a row's stale _LAST_REF never names the current pair.
+        ref_id = stamp * n_refs
         for r in range(n_refs):
             ref_len = ref_count[r, i]
-            base = ref_start[r, i]
+            base = np.uint64(ref_start[r, i])
+            run = _ZERO
             for p in range(ref_len):
-                key = ref_hashes[np.uint64(base + p)]
-                if in_hyp[(key >> _S6) & _WORDS] & (_ONE << (key & _S63)) == 0:
+                h = ref_hashes[base + np.uint64(p)]
+                if in_hyp[h >> _S60] & (_ONE << (h & _S63)) == 0:
+                    run = _ZERO
                     continue
-                for m in range(max_order):
-                    if m > 0:
-                        if p + m >= ref_len:
-                            break
-                        h = ref_hashes[np.uint64(base + p + m)]
-                        if in_hyp[(h >> _S6) & _WORDS] & (_ONE << (h & _S63)) == 0:
-                            break
-                        key = extend_key(key, h)
-                    row = _find(table, bits, key, stamp)
-                    if table[row, _STAMP] != stamp:
-                        table[row, _STAMP] = stamp
-                        table[row, _KEY] = np.int64(key)
-                        table[row, _LAST_REF] = r
-                        table[row, _REF_RUN] = 1
-                        table[row, _REF_MAX] = 1
-                        table[row, _HYP_SEEN] = 0
+                if run < orders:
+                    run += _ONE
+                j = run
+                while j > _ZERO:
+                    j -= _ONE
+                    key = h
+                    if j > _ZERO:
+                        key = extend_key(keys[j - _ONE], h)
+                        keys[j] = key
+                    row, found = _probe(table, shift, mask, key, stamp)
+                    if not found:
+                        table[row + _U_STAMP] = stamp
+                        table[row] = np.int64(key)
+                        table[row + _U_REF_MAX] = 1
+                        if r > 0:
+                            table[row + _U_LAST_REF] = ref_id
+                            table[row + _U_REF_RUN] = 1
+                    elif r == 0:
+                        table[row + _U_REF_MAX] += 1
+                    elif table[row + _U_LAST_REF] == ref_id:
+                        count = table[row + _U_REF_RUN] + 1
+                        table[row + _U_REF_RUN] = count
+                        if count > table[row + _U_REF_MAX]:
+                            table[row + _U_REF_MAX] = count
                     else:
-                        if table[row, _LAST_REF] == r:
-                            table[row, _REF_RUN] += 1
-                        else:
-                            table[row, _LAST_REF] = r
-                            table[row, _REF_RUN] = 1
-                        if table[row, _REF_RUN] > table[row, _REF_MAX]:
-                            table[row, _REF_MAX] = table[row, _REF_RUN]
+                        table[row + _U_LAST_REF] = ref_id
+                        table[row + _U_REF_RUN] = 1
+                keys[0] = h
+            ref_id += 1
 
-        base = hyp_start[i]
+        # Each hypothesis n-gram takes one of its reference maximum's count
+        # (_REF_MAX counts down): a match while that stays at zero or above.
         for p in range(hyp_len):
-            key = hyp_hashes[np.uint64(base + p)]
-            for m in range(max_order):
-                if m > 0:
-                    if p + m >= hyp_len:
-                        break
-                    key = extend_key(key, hyp_hashes[np.uint64(base + p + m)])
-                row = _find(table, bits, key, stamp)
-                if table[row, _STAMP] != stamp:
+            at = hyp_base + np.uint64(p)
+            key = hyp_hashes[at]
+            top = min(orders, np.uint64(hyp_len - p))
+            m = _ONE
+            while True:
+                row, found = _probe(table, shift, mask, key, stamp)
+                if not found:
                     # No reference has this n-gram, so none has its extensions.
                     break
-                table[row, _HYP_SEEN] += 1
-                if table[row, _HYP_SEEN] <= table[row, _REF_MAX]:
-                    out[i, 2 + m] += 1
+                left = table[row + _U_REF_MAX] - 1
+                table[row + _U_REF_MAX] = left
+                if left >= 0:
+                    out[i, _ONE + m] += 1
+                if m == top:
+                    break
+                key = extend_key(key, hyp_hashes[at + m])
+                m += _ONE
+
+    if any_large:
+        _large_segments(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                        max_order, large_above, out, first, last)
+
+
+@njit(cache=True, nogil=True)
+def _large_segments(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                    max_order, large_above, out, first, last):
+    """Matches of the segments of ``first:last`` with more than ``large_above`` n-grams."""
+    n_refs = ref_start.shape[0]
+    large = np.zeros((0, _L_COLUMNS), dtype=np.int64)
+    large_stamps = 0
+    for i in range(first, last):
+        ref_tokens = 0
+        ref_ngrams = 0
+        for r in range(n_refs):
+            ref_len = ref_count[r, i]
+            if ref_len >= 0:
+                ref_tokens += ref_len
+                ref_ngrams += _ngram_count(ref_len, max_order)
+        if ref_ngrams == 0 or ref_ngrams <= large_above or hyp_count[i] == 0:
+            continue
+        bits = _MIN_BITS
+        while 3 * ref_tokens > (2 << bits):  # at least 1.5 rows a reference token
+            bits += 1
+        if large.shape[0] < (1 << bits):
+            large = np.zeros((1 << bits, _L_COLUMNS), dtype=np.int64)
+        large_stamps += max_order
+        _large_segment(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count,
+                       max_order, out, i, large, bits, large_stamps)
 
 
 def segment_statistics(hyp_hashes, hyp_start, hyp_count,
