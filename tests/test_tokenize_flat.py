@@ -135,13 +135,15 @@ def test_char_columns_match_sacrebleu(lines):
     assert_same_tokens(lines, "char", False)
 
 
-@pytest.mark.parametrize("kind", ["13a", "none", "char"])
+@pytest.mark.parametrize("kind", ["13a", "none", "char", "intl", "zh"])
 def test_whitespace_at_the_end_of_a_segment(kind):
-    # The flat scanners read a segment up to its last byte, not up to str.rstrip()'s
-    # end: trailing ASCII whitespace must make no token, and trailing Unicode
-    # whitespace (or 13a's "-\n") must reach the branchy scanners rstripped.
+    # The flat scanners of 13a, none and char read a segment up to its last byte, not up
+    # to str.rstrip()'s end: trailing ASCII whitespace must make no token, and trailing
+    # Unicode whitespace (or 13a's "-\n") must reach the branchy scanners rstripped.
+    # intl and zh skip the strip when the last byte is printable ASCII: "1." must keep
+    # its "." unseparated however much whitespace follows it.
     from test_properties import WHITESPACE
 
-    lines = [body + space * repeat for body in ("a b.", "1-", "x-\n", "")
+    lines = [body + space * repeat for body in ("a b.", "1-", "x-\n", "", "1.", "中.", "1,")
              for space in WHITESPACE for repeat in (1, 2)]
     assert_same_tokens(lines, kind, False)
