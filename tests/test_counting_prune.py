@@ -18,8 +18,8 @@ from hypothesis import given, settings, strategies as st
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from fastbleu import BLEU
-from fastbleu._kernels.counting import (AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST,
-                                        segment_statistics)
+from fastbleu._kernels.counting import AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
+from test_kernels import _kernel_statistics
 
 # Frequent short words: a hypothesis drawn from them has every token of the
 # reference, but mostly not its n-grams.
@@ -109,23 +109,6 @@ def _forged_vocabulary(seed, size, top_bits):
 def test_forged_colliding_hashes_give_counter_statistics(segments, max_order, seed, top_bits,
                                                           ref_length):
     vocab = _forged_vocabulary(seed, 12, top_bits)
-    n_refs = max(len(refs) for _, refs in segments)
-    segments = [(hyp, refs + [None] * (n_refs - len(refs))) for hyp, refs in segments]
-    flat, hyp_start, hyp_count = [], [], []
-    ref_start = np.zeros((n_refs, len(segments)), dtype=np.int64)
-    ref_count = np.full((n_refs, len(segments)), -1, dtype=np.int64)
-    for i, (hyp, refs) in enumerate(segments):
-        hyp_start.append(len(flat))
-        hyp_count.append(len(hyp))
-        flat.extend(hyp)
-        for r, ref in enumerate(refs):
-            if ref is not None:
-                ref_start[r, i], ref_count[r, i] = len(flat), len(ref)
-                flat.extend(ref)
-    hashes = vocab[np.array(flat, dtype=np.int64)] if flat else np.zeros(0, dtype=np.uint64)
-    out = np.empty((len(segments), 2 + 2 * max_order), dtype=np.int64)
-    segment_statistics(hashes, np.array(hyp_start, dtype=np.int64),
-                       np.array(hyp_count, dtype=np.int64), hashes, ref_start, ref_count,
-                       max_order, out, ref_length=ref_length)
+    out = _kernel_statistics(segments, max_order, vocab=vocab, ref_length=ref_length)
     expected = [_counter_row(hyp, refs, max_order, ref_length) for hyp, refs in segments]
     assert out.tolist() == expected

@@ -89,11 +89,15 @@ def _reference_statistics(hyp, refs, max_order):
     return [len(hyp), ref_len] + correct + total
 
 
-def _kernel_statistics(segments, max_order, vocab_size=7, **options):
-    """The counting kernel's rows for ``(hyp, refs)`` segments of token numbers (None: no ref)."""
+def _kernel_statistics(segments, max_order, vocab_size=7, vocab=None, **options):
+    """The counting kernel's rows for ``(hyp, refs)`` segments of token numbers (None: no ref).
+
+    Token ``t`` hashes to ``vocab[t]`` (default: the hash of ``str(t)``).
+    """
     n_refs = max(len(refs) for _, refs in segments)
     segments = [(hyp, refs + [None] * (n_refs - len(refs))) for hyp, refs in segments]
-    vocab = np.array([token_hash(str(t)) for t in range(vocab_size)], dtype=np.uint64)
+    if vocab is None:
+        vocab = np.array([token_hash(str(t)) for t in range(vocab_size)], dtype=np.uint64)
     flat, hyp_start, hyp_count = [], [], []
     ref_start = np.zeros((n_refs, len(segments)), dtype=np.int64)
     ref_count = np.full((n_refs, len(segments)), -1, dtype=np.int64)
