@@ -59,7 +59,7 @@ import numpy as np
 from numba import njit
 
 from .hashing import FNV_OFFSET, finish, fnv_step
-from .tokenize_unicode import _role_at, _utf8_length
+from .tokenize_unicode import _code_point3, _role_at, _utf8_length
 from .unicode_classes import ROLE_DASH, ROLE_ISOLATE, ROLE_NUMBER, ROLE_PUNCT, ROLE_SPACE
 
 _EDGE = 7  # outside the segment (roles are 0-5)
@@ -125,7 +125,6 @@ _U_ASCII = np.uint8(0x80)
 _U_LEAD3 = np.uint8(0xE0)
 _U_LEAD4 = np.uint8(0xF0)
 _U_HIGH4 = np.uint8(0xF0)
-_U_LOW6 = np.uint64(0x3F)
 
 
 @njit(cache=True, nogil=True)
@@ -195,9 +194,7 @@ def _scan_unicode_flat(buf, start, end, out, pos, roles):
                 b_next = buf[nxt]
                 if (b_next & _U_HIGH4) != _U_LEAD3:
                     break
-                role = roles[((np.uint64(b_next) & np.uint64(0x0F)) << np.uint64(12))
-                             | ((np.uint64(buf[nxt + _U_ONE]) & _U_LOW6) << np.uint64(6))
-                             | (np.uint64(buf[nxt + _U_TWO]) & _U_LOW6)]
+                role = roles[_code_point3(b_next, buf[nxt + _U_ONE], buf[nxt + _U_TWO])]
                 window = (window >> _U_BITS) | (np.uint64(role) << _U_NEXT)
                 code = np.uint64(_WINDOW[window])
                 out[k] = h
@@ -216,11 +213,9 @@ def _scan_unicode_flat(buf, start, end, out, pos, roles):
             length = _U_ONE
             role = roles[b_next]
         elif b_next >= _U_LEAD3 and b_next < _U_LEAD4 and nxt + _U_THREE <= stop:
-            # three bytes (CJK, most punctuation beyond Latin-1): _role_at, unrolled
+            # three bytes (CJK, most punctuation beyond Latin-1), without _role_at's call
             length = _U_THREE
-            role = roles[((np.uint64(b_next) & np.uint64(0x0F)) << np.uint64(12))
-                         | ((np.uint64(buf[nxt + _U_ONE]) & _U_LOW6) << np.uint64(6))
-                         | (np.uint64(buf[nxt + _U_TWO]) & _U_LOW6)]
+            role = roles[_code_point3(b_next, buf[nxt + _U_ONE], buf[nxt + _U_TWO])]
         else:
             length = np.uint64(_utf8_length(b_next))
             if nxt + length > stop:

@@ -98,17 +98,30 @@ def _lstrip_start(buf, start, end):
 
 
 @njit(cache=True, nogil=True)
+def _code_point3(b0, b1, b2):
+    """The code point (``uint64``) of the three-byte UTF-8 sequence ``b0 b1 b2``.
+
+    Scalars, not the buffer: a helper taking an array costs numba a reference
+    count at every call, and the flat ``intl``/``zh`` scanner calls this one
+    for every CJK character.
+    """
+    return (((np.uint64(b0) & np.uint64(0x0F)) << np.uint64(12))
+            | ((np.uint64(b1) & np.uint64(0x3F)) << np.uint64(6))
+            | (np.uint64(b2) & np.uint64(0x3F)))
+
+
+@njit(cache=True, nogil=True)
 def _code_point(buf, j, length):
     """The code point of the ``length``-byte UTF-8 sequence at ``buf[j]``."""
     b0 = np.int64(buf[np.uint64(j)])
     if length == 1:
         return b0
+    if length == 3:
+        return np.int64(_code_point3(b0, buf[np.uint64(j + 1)], buf[np.uint64(j + 2)]))
     b1 = np.int64(buf[np.uint64(j + 1)]) & 0x3F
     if length == 2:
         return ((b0 & 0x1F) << 6) | b1
     b2 = np.int64(buf[np.uint64(j + 2)]) & 0x3F
-    if length == 3:
-        return ((b0 & 0x0F) << 12) | (b1 << 6) | b2
     return ((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | (np.int64(buf[np.uint64(j + 3)]) & 0x3F)
 
 
