@@ -68,7 +68,7 @@ _U_STAMP, _U_LAST_REF, _U_REF_RUN, _U_REF_MAX = (np.uint64(c) for c in (_STAMP, 
                                                                        _REF_RUN, _REF_MAX))
 _U_COLUMNS = np.uint64(_COLUMNS)
 # Columns of the compact table of large segments, one order at a time (the
-# first two as in the table above, so that both share ``_find``).
+# first two as in the table above; ``_find`` probes it, and pool.py's table).
 _L_KEY = _KEY
 _L_STAMP = _STAMP  # (segment, order) that owns the row
 _L_REF_MAX = 2  # largest count in any single reference
