@@ -37,18 +37,33 @@ plain_text = st.lists(st.sampled_from(PLAIN), max_size=30).map("".join)
 any_text = st.lists(st.sampled_from(PLAIN + RARE), max_size=30).map("".join)
 
 
-def scan_both(raw: bytes, kind: str):
-    """Both scanners on ``raw`` inside a buffer whose neighbouring bytes are digits and
-    dots (a scanner that looked outside its segment would see them), each writing
-    from slot 3 of a buffer filled with a sentinel."""
-    buf = np.frombuffer(b"9." + raw + b"9", dtype=np.uint8).copy()
-    start, end = 2, 2 + len(raw)
+def scan_between(scanners, raw: bytes, before: bytes, after: bytes, *args):
+    """Each scanner on ``raw`` inside a buffer between ``before`` and ``after`` (a
+    scanner that looked outside its segment would see them), each writing from slot 3
+    of an output filled with the sentinel 7: ``[(count, out), ...]``."""
+    buf = np.frombuffer(before + raw + after, dtype=np.uint8).copy()
+    start, end = len(before), len(before) + len(raw)
     results = []
-    for scan in (_scan_flat, _split_tokens):
+    for scan in scanners:
         out = np.full(len(raw) + 8, 7, dtype=np.uint64)
-        count = scan(buf, start, end, out, 3, CLASSES[kind])
-        results.append((count, out))
+        results.append((scan(buf, start, end, out, 3, *args), out))
     return results
+
+
+def assert_same_slots(results, size: int) -> None:
+    """The flat scanner (first) wrote only inside the ``size`` slots of its segment and,
+    unless it handed the segment back, the branchy one's hashes (second)."""
+    (flat, flat_out), (branchy, branchy_out) = results
+    assert (flat_out[:3] == 7).all() and (flat_out[3 + size:] == 7).all(), \
+        "wrote outside its slots"
+    if flat >= 0:
+        assert flat == branchy
+        assert flat_out[3:3 + flat].tolist() == branchy_out[3:3 + branchy].tolist()
+
+
+def scan_both(raw: bytes, kind: str):
+    """``_scan_flat`` and ``_split_tokens`` on ``raw`` between digits and dots."""
+    return scan_between((_scan_flat, _split_tokens), raw, b"9.", b"9", CLASSES[kind])
 
 
 @settings(max_examples=300, deadline=None)
@@ -64,14 +79,11 @@ def scan_both(raw: bytes, kind: str):
 @example(text=". , -", kind="13a")
 def test_flat_scanner_equals_branchy_scanner(text, kind):
     raw = text.encode()
-    (flat, flat_out), (branchy, branchy_out) = scan_both(raw, kind)
-    assert (flat_out[:3] == 7).all() and (flat_out[3 + len(raw):] == 7).all(), \
-        "wrote outside its slots"
+    results = scan_both(raw, kind)
+    assert_same_slots(results, len(raw))
+    (flat, _), (branchy, _) = results
     if branchy < 0:  # a 13a trigger: the caller preprocesses, and so must the fast path
         assert flat < 0
-    if flat >= 0:
-        assert flat == branchy
-        assert flat_out[3:3 + flat].tolist() == branchy_out[3:3 + branchy].tolist()
 
 
 @settings(max_examples=200, deadline=None)
@@ -113,20 +125,13 @@ def test_flat_char_scanner_equals_branchy_char_scanner(text):
     """``_scan_char_flat`` against ``_tokens_char``, the per-code-point scanner it replaces,
     inside a buffer whose neighbouring bytes are letters."""
     raw = text.encode()
-    buf = np.frombuffer(b"ab" + raw + b"c", dtype=np.uint8).copy()
-    start, end = 2, 2 + len(raw)
-    outs = []
-    for scan in (_scan_char_flat, _tokens_char):
-        out = np.full(len(raw) + 8, 7, dtype=np.uint64)
-        outs.append((scan(buf, start, end, out, 3), out))
-    (flat, flat_out), (branchy, branchy_out) = outs
-    assert (flat_out[:3] == 7).all() and (flat_out[3 + len(raw):] == 7).all(), \
-        "wrote outside its slots"
+    results = scan_between((_scan_char_flat, _tokens_char), raw, b"ab", b"c")
+    assert_same_slots(results, len(raw))
+    (flat, _), _ = results
     has_space = any(c.isspace() and ord(c) > 127 for c in text)
     assert (flat < 0) == has_space  # handed back exactly for Unicode whitespace
     if flat >= 0:
-        assert flat == branchy == len("".join(text.split()))
-        assert flat_out[3:3 + flat].tolist() == branchy_out[3:3 + branchy].tolist()
+        assert flat == len("".join(text.split()))
 
 
 @settings(max_examples=40, deadline=None)

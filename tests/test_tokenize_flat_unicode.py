@@ -23,6 +23,7 @@ from fastbleu._kernels.tokenize_unicode import _split_unicode
 from fastbleu._kernels.unicode_classes import (ROLE_NUMBER, ROLE_PUNCT, intl_roles,
                                                zh_roles)
 from test_properties import SURROGATES, WHITESPACE, assert_same_tokens
+from test_tokenize_flat import assert_same_slots, scan_between
 
 ROLES = {"intl": intl_roles, "zh": zh_roles}
 
@@ -44,17 +45,9 @@ def encode(line: str) -> bytes:
 
 
 def scan_both(raw: bytes, name: str):
-    """Both scanners on ``raw`` inside a buffer whose neighbouring bytes are a digit and
-    marks (a scanner that looked outside its segment would see them), each writing from
-    slot 3 of a buffer filled with a sentinel."""
-    buf = np.frombuffer(b"9.," + raw + b".9", dtype=np.uint8).copy()
-    start, end = 3, 3 + len(raw)
-    results = []
-    for scan in (_scan_unicode_flat, _split_unicode):
-        out = np.full(len(raw) + 8, 7, dtype=np.uint64)
-        count = scan(buf, start, end, out, 3, ROLES[name]())
-        results.append((count, out))
-    return results
+    """``_scan_unicode_flat`` and ``_split_unicode`` on ``raw`` between a digit and marks."""
+    return scan_between((_scan_unicode_flat, _split_unicode), raw, b"9.,", b".9",
+                        ROLES[name]())
 
 
 def needs_fallback(line: str, name: str) -> bool:
@@ -67,13 +60,10 @@ def needs_fallback(line: str, name: str) -> bool:
 
 def check(line: str, name: str) -> int:
     raw = encode(line)
-    (flat, flat_out), (branchy, branchy_out) = scan_both(raw, name)
-    assert (flat_out[:3] == 7).all() and (flat_out[3 + len(raw):] == 7).all(), \
-        "wrote outside its slots"
+    results = scan_both(raw, name)
+    assert_same_slots(results, len(raw))
+    flat = results[0][0]
     assert (flat < 0) == needs_fallback(line, name), (line, flat)
-    if flat >= 0:
-        assert flat == branchy
-        assert flat_out[3:3 + flat].tolist() == branchy_out[3:3 + branchy].tolist()
     return flat
 
 
