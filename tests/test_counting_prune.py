@@ -11,15 +11,13 @@ hashes forged to collide in the bit set and in the table's first row.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 from hypothesis import given, settings, strategies as st
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from fastbleu import BLEU
-from fastbleu._kernels.counting import AVERAGE_SCALE, REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
-from test_kernels import _kernel_statistics
+from fastbleu._kernels.counting import REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
+from test_kernels import _kernel_statistics, _reference_statistics
 
 # Frequent short words: a hypothesis drawn from them has every token of the
 # reference, but mostly not its n-grams.
@@ -61,30 +59,6 @@ def test_reordered_and_repeated_tokens_give_sacrebleu_statistics(corpus, order):
     assert ours.tolist() == [list(map(int, row)) for row in theirs]
 
 
-def _counter_row(hyp, refs, max_order, ref_length):
-    """A segment's row from Counters (clipped counts, Papineni et al. 2002)."""
-    def grams(tokens):
-        return Counter(tuple(tokens[p:p + n]) for n in range(1, max_order + 1)
-                       for p in range(len(tokens) - n + 1))
-
-    present = [r for r in refs if r is not None]
-    best = Counter()
-    for ref in present:
-        for gram, count in grams(ref).items():
-            best[gram] = max(best[gram], count)
-    lengths = [len(r) for r in present]
-    if ref_length == REF_SHORTEST:
-        ref_len = min(lengths)
-    elif ref_length == REF_AVERAGE:
-        ref_len = sum(lengths) * (AVERAGE_SCALE // len(lengths))
-    else:
-        ref_len = min(lengths, key=lambda length: (abs(length - len(hyp)), length))
-    correct = [0] * max_order
-    for gram, count in grams(hyp).items():
-        correct[len(gram) - 1] += min(count, best[gram])
-    return [len(hyp), ref_len] + correct + [max(len(hyp) - n, 0) for n in range(max_order)]
-
-
 def _forged_vocabulary(seed, size, top_bits):
     """Distinct token hashes that share their top ``top_bits`` bits, and in pairs their low
     6 bits: every unigram starts its probe at the same table row (the last one when the
@@ -110,5 +84,5 @@ def test_forged_colliding_hashes_give_counter_statistics(segments, max_order, se
                                                           ref_length):
     vocab = _forged_vocabulary(seed, 12, top_bits)
     out = _kernel_statistics(segments, max_order, vocab=vocab, ref_length=ref_length)
-    expected = [_counter_row(hyp, refs, max_order, ref_length) for hyp, refs in segments]
+    expected = [_reference_statistics(hyp, refs, max_order, ref_length) for hyp, refs in segments]
     assert out.tolist() == expected

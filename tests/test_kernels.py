@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fastbleu._kernels.counting import LARGE_ABOVE, segment_statistics
+from fastbleu._kernels.counting import (AVERAGE_SCALE, LARGE_ABOVE, REF_AVERAGE, REF_CLOSEST,
+                                        REF_SHORTEST, segment_statistics)
 from fastbleu._kernels.formula import SMOOTH_EXP, SMOOTH_NONE, bleu_from_row
 from fastbleu._kernels.hashing import hash_bytes
 from fastbleu._kernels.tokenize_13a import _replace
@@ -70,8 +71,9 @@ def test_replace_is_str_replace(text, rule):
     assert buf[:length].tobytes().decode() == text.replace(pattern, replacement)
 
 
-def _reference_statistics(hyp, refs, max_order):
-    """sacrebleu's statistics for token sequences, with Counters."""
+def _reference_statistics(hyp, refs, max_order, ref_length=REF_CLOSEST):
+    """sacrebleu's statistics for token sequences, with Counters (clipped counts,
+    Papineni et al. 2002); the reference length by ``ref_length``'s rule."""
     def ngrams(tokens):
         return Counter(tuple(tokens[i:i + n]) for n in range(1, max_order + 1)
                        for i in range(len(tokens) - n + 1))
@@ -81,7 +83,12 @@ def _reference_statistics(hyp, refs, max_order):
         for gram, count in ngrams(ref).items():
             ref_max[gram] = max(ref_max[gram], count)
     lengths = [len(r) for r in present]
-    ref_len = min(lengths, key=lambda length: (abs(length - len(hyp)), length))
+    if ref_length == REF_SHORTEST:
+        ref_len = min(lengths)
+    elif ref_length == REF_AVERAGE:
+        ref_len = sum(lengths) * (AVERAGE_SCALE // len(lengths))
+    else:
+        ref_len = min(lengths, key=lambda length: (abs(length - len(hyp)), length))
     correct = [0] * max_order
     total = [max(len(hyp) - n, 0) for n in range(max_order)]
     for gram, count in ngrams(hyp).items():
