@@ -227,10 +227,10 @@ def child(args, hyps: list[str], refs: list[str]) -> dict:
     # One thread: the pieces of corpus_score one after the other, by process time.
     import numpy as np
 
-    from fastbleu import statistics
-    from fastbleu._kernels.counting import row_width, segment_statistics
-    from fastbleu.statistics import HashBuffer, References, tokenize
-    from fastbleu.text import as_text_column
+    from fastbleu.statistics import tokens as statistics
+    from fastbleu._kernels.bleu.counting import row_width, segment_statistics
+    from fastbleu.statistics.tokens import HashBuffer, References, tokenize
+    from fastbleu.inputs.text import as_text_column
 
     # The batches corpus_score's kernels take (64k segments before issue 17).
     size = getattr(statistics, "KERNEL_BATCH_SIZE", statistics.BATCH_SIZE)

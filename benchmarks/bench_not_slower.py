@@ -112,7 +112,8 @@ def results_of(results) -> list:
 def build_jobs(args) -> dict:
     """name -> (warm-up callable, timed callable returning a comparable result, segments)."""
     import fastbleu
-    from fastbleu import BLEU, CHRF, TER, significance
+    from fastbleu import BLEU, CHRF, TER
+    from fastbleu.significance import tests as significance
 
     wmt = Path(args.wmt_dir)
     wanted = set(args.jobs)

@@ -85,7 +85,7 @@ def job_large(args) -> dict:
     import numpy as np
 
     from fastbleu import BLEU
-    from fastbleu import significance
+    from fastbleu.significance import tests as significance
 
     refs, systems, names = _wmt("de-en", 2)
     bleu = BLEU()
@@ -112,7 +112,7 @@ def _tiled_text(pair: str, count: int, segments: int):
 
 
 def job_mid_fastbleu(args) -> dict:
-    from fastbleu import significance
+    from fastbleu.significance import tests as significance
 
     refs, systems, _ = _tiled_text("de-en", 2, args.sacrebleu_segments)
     significance.paired_bootstrap([s[:100] for s in systems], [refs[0][:100]], n_samples=10)
@@ -138,7 +138,7 @@ def job_mid_sacrebleu(args) -> dict:
 
 def job_wmt_fastbleu(args) -> dict:
     from fastbleu import BLEU
-    from fastbleu import significance
+    from fastbleu.significance import tests as significance
 
     refs, systems, names = _wmt("zh-en", 10)
     bleu = BLEU(references=refs)

@@ -378,23 +378,10 @@ def tools(wanted: set, info: dict):
 # The profile part: njit drivers built from the kernel's own pieces
 # ---------------------------------------------------------------------------------------
 
-from fastbleu._kernels.ter import (  # noqa: E402  (private on purpose: a profile)
-    MAX_SHIFT_CANDIDATES,
-    MAX_SHIFT_DIST,
-    MAX_SHIFT_SIZE,
-    _alignment,
-    _band,
-    _better,
-    _bit_distance,
-    _bit_rows,
-    _edit_matrix,
-    _match_masks,
-    _scratch,
-    _shift_into,
-    _shifted_distance,
-    _statistics_chunk,
-    _unbanded,
-)
+from fastbleu._kernels.ter.shifts import (MAX_SHIFT_CANDIDATES, MAX_SHIFT_DIST, MAX_SHIFT_SIZE,
+                                          _alignment, _band, _better, _bit_distance, _bit_rows,
+                                          _edit_matrix, _match_masks, _scratch, _shift_into,
+                                          _shifted_distance, _statistics_chunk, _unbanded)
 
 
 @njit(nogil=True)
@@ -574,8 +561,8 @@ def _replay(hh, hs, hc, rh, rs, rc, shifts, shift_start, all_steps, bits, enumer
 def tokens_of(hyps: list[str], refs: list[str], options: dict):
     """The token hashes TER's kernel reads (``TER``'s own tokenizers and calls)."""
     from fastbleu import TER
-    from fastbleu.statistics import References, tokenize
-    from fastbleu.text import as_text_column
+    from fastbleu.statistics.tokens import References, tokenize
+    from fastbleu.inputs.text import as_text_column
 
     ter = TER(**options)
     h = tokenize(as_text_column(hyps, "hypotheses"), ter._tokenizer, ter._lowercase)
@@ -594,8 +581,8 @@ def profile_set(name: str, hyps: list[str], refs: list[str], repeat: int,
     import resource
 
     from fastbleu import TER
-    from fastbleu.statistics import References, tokenize
-    from fastbleu.text import as_text_column
+    from fastbleu.statistics.tokens import References, tokenize
+    from fastbleu.inputs.text import as_text_column
 
     out: dict = {"segments": len(hyps), "hyp_words_mean": mean_words(hyps),
                  "ref_words_mean": mean_words(refs)}
@@ -762,7 +749,7 @@ def pool_pieces(hyps: list[str], refs: list[str], repeat: int, threads: int = 2)
     import numba
 
     from fastbleu._kernels import threads as pool
-    from fastbleu.statistics import BATCH_SIZE
+    from fastbleu.statistics.tokens import BATCH_SIZE
 
     saved = numba.config.NUMBA_NUM_THREADS
     out: dict = {"threads": threads, "batches": []}

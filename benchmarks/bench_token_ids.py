@@ -107,9 +107,9 @@ def timed(function, repeat: int):
 
 def cpu_profile(bleu, hyps, refs, offsets, repeat: int) -> dict:
     """CPU seconds of hashing, counting (which includes hashing) and the formula, all rows."""
-    from fastbleu.id_statistics import compute_id_statistics
-    from fastbleu.statistics import BATCH_SIZE
-    from fastbleu.token_ids import as_token_ids
+    from fastbleu.statistics.id_tokens import compute_id_statistics
+    from fastbleu.statistics.tokens import BATCH_SIZE
+    from fastbleu.statistics.token_ids import as_token_ids
 
     n = hyps.shape[0]
     h = as_token_ids(TokenIds(hyps.reshape(-1), offsets), "hypotheses")

@@ -18,7 +18,7 @@ two trees that print the same digest tokenize the corpus bit for bit alike.
 
     NUMBA_CACHE_DIR=/tmp/nc-x FASTBLEU_NO_AOT=1 python benchmarks/bench_tokenize_kernel.py
 
-``--kernel-passes N`` instead runs the chunk kernel ``_tokenize_chunk`` of the
+``--kernel-passes N`` instead runs the chunk kernel ``tokenize_chunk`` of the
 first tokenizer given ``N`` times over the first 10,000 segments of each side
 (one column, one call each) after a warm-up call on one segment, and times
 nothing: for instruction counts, e.g. the difference of ``N = 3`` and ``N = 1`` in
@@ -53,8 +53,8 @@ def main(argv: list[str] | None = None) -> int:
 
     import numpy as np
 
-    from fastbleu.statistics import KERNEL_BATCH_SIZE, HashBuffer, compact, tokenize
-    from fastbleu.text import as_text_column
+    from fastbleu.statistics.tokens import KERNEL_BATCH_SIZE, HashBuffer, compact, tokenize
+    from fastbleu.inputs.text import as_text_column
     from fastbleu.tokenizers import get_tokenizer
 
     hyps, refs = bench_corpus.load_corpus(bench_corpus.wmt22_files(args.wmt_dir))
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
 def kernel_passes(lines: list[str], name: str, passes: int) -> int:
     import numpy as np
 
-    from fastbleu._kernels.tokenize import _tokenize_chunk
+    from fastbleu._kernels.text.tokenize import tokenize_chunk
     from fastbleu.tokenizers import get_tokenizer
 
     raw = [line.encode() for line in lines]
@@ -102,9 +102,9 @@ def kernel_passes(lines: list[str], name: str, passes: int) -> int:
     count = np.empty(n, dtype=np.int64)
     start = np.empty(n, dtype=np.int64)
     kind = get_tokenizer(name).kernel
-    _tokenize_chunk(data, offsets, kind, out, count, start, 0, 1)
+    tokenize_chunk(data, offsets, kind, out, count, start, 0, 1)
     for _ in range(passes):
-        _tokenize_chunk(data, offsets, kind, out, count, start, 0, n)
+        tokenize_chunk(data, offsets, kind, out, count, start, 0, n)
     print(f"{name}: {passes} passes over {n} segments, {int(count.sum())} tokens")
     return 0
 

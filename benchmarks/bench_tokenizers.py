@@ -109,8 +109,8 @@ def bench_kernels(args, results: list[dict]) -> None:
     from sacrebleu.metrics import BLEU as SacreBLEU
 
     from fastbleu import BLEU
-    from fastbleu.statistics import BATCH_SIZE, HashBuffer, tokenize
-    from fastbleu.text import as_text_column
+    from fastbleu.statistics.tokens import BATCH_SIZE, HashBuffer, tokenize
+    from fastbleu.inputs.text import as_text_column
     from fastbleu.tokenizers import get_tokenizer
 
     names = [n for n in KERNEL_TOKENIZERS if not args.only or n in args.only or n == "13a"]

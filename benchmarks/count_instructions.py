@@ -63,9 +63,9 @@ def child(piece: str, runs: int, segments: int, tokenize: str) -> None:
 
     import bench_corpus
     from fastbleu import BLEU
-    from fastbleu._kernels.counting import row_width, segment_statistics
-    from fastbleu.statistics import HashBuffer, References, tokenize as tokenize_column
-    from fastbleu.text import as_text_column
+    from fastbleu._kernels.bleu.counting import row_width, segment_statistics
+    from fastbleu.statistics.tokens import HashBuffer, References, tokenize as tokenize_column
+    from fastbleu.inputs.text import as_text_column
 
     hyps, refs = bench_corpus.load_corpus(bench_corpus.wmt22_files(bench_corpus.DEFAULT_WMT_DIR))
     hyps, refs = hyps[:segments], refs[:segments]

@@ -45,9 +45,9 @@ def child(table: str, rows: int, runs: int) -> None:
     import pyarrow.parquet as pq
 
     from fastbleu import BLEU
-    from fastbleu.statistics import HashBuffer
+    from fastbleu.statistics.tokens import HashBuffer
     from fastbleu.tables.columns import hypothesis_column, reference_streams
-    from fastbleu.text import as_text_column
+    from fastbleu.inputs.text import as_text_column
 
     batch = next(pq.ParquetFile(table).iter_batches(batch_size=rows, columns=["hyp", "ref"]))
     hyps = as_text_column(hypothesis_column(batch, "hyp", 0, "strict"), "hyp", trusted=True)

@@ -40,7 +40,7 @@ def main() -> None:
     args = parser.parse_args()
     import fastbleu
     from fastbleu import BLEU
-    from fastbleu.metrics.bleu_pool import self_rows
+    from fastbleu.metrics.bleu.pool import self_rows
     from fastbleu.nltk import SelfBLEU, SmoothingFunction, self_bleu
     from fastbleu.nltk.self_bleu import _tokens
 

@@ -27,17 +27,17 @@ __all__ = ["BLEU", "BLEUScore", "BLEUSignature", "CHRF", "CHRFScore", "CHRFSigna
 __all__ += ["NIST", "NISTScore", "NISTSignature"]
 __all__ += ["TokenIds"]
 
-_LAZY = {"BLEU": "metrics.bleu", "BLEUScore": "metrics.bleu_score",
-         "BLEUSignature": "metrics.bleu_score", "CHRF": "metrics.chrf",
-         "CHRFScore": "metrics.chrf_score", "CHRFSignature": "metrics.chrf_score",
-         "TER": "metrics.ter", "TERScore": "metrics.ter_score",
-         "TERSignature": "metrics.ter_score", "corpus_bleu": "compat",
+_LAZY = {"BLEU": "metrics.bleu.metric", "BLEUScore": "metrics.bleu.score",
+         "BLEUSignature": "metrics.bleu.score", "CHRF": "metrics.chrf.metric",
+         "CHRFScore": "metrics.chrf.score", "CHRFSignature": "metrics.chrf.score",
+         "TER": "metrics.ter.metric", "TERScore": "metrics.ter.score",
+         "TERSignature": "metrics.ter.score", "corpus_bleu": "compat",
          "raw_corpus_bleu": "compat", "sentence_bleu": "compat", "corpus_chrf": "compat",
          "sentence_chrf": "compat", "corpus_ter": "compat", "sentence_ter": "compat",
          "score_table": "tables.scoring"}
-_LAZY.update({"NIST": "metrics.nist", "NISTScore": "metrics.nist_score",
-              "NISTSignature": "metrics.nist_score"})
-_LAZY["TokenIds"] = "token_ids"
+_LAZY.update({"NIST": "metrics.nist.metric", "NISTScore": "metrics.nist.score",
+              "NISTSignature": "metrics.nist.score"})
+_LAZY["TokenIds"] = "statistics.token_ids"
 
 
 def __getattr__(name):

@@ -36,7 +36,7 @@ def corpus_bleu(hypotheses: Sequence[str], references: Sequence[Sequence[str]],
     -------
     BLEUScore
     """
-    from .metrics.bleu import BLEU
+    from .metrics.bleu.metric import BLEU
 
     metric = BLEU(lowercase=lowercase, force=force, tokenize=tokenize,
                   smooth_method=smooth_method, smooth_value=smooth_value,
@@ -78,7 +78,7 @@ def sentence_bleu(hypothesis: str, references: Sequence[str], smooth_method: str
     -------
     BLEUScore
     """
-    from .metrics.bleu import BLEU
+    from .metrics.bleu.metric import BLEU
 
     metric = BLEU(lowercase=lowercase, tokenize=tokenize, force=False,
                   smooth_method=smooth_method, smooth_value=smooth_value,
@@ -125,7 +125,7 @@ def sentence_chrf(hypothesis: str, references: Sequence[str], char_order: int = 
 
 
 def _chrf(char_order, word_order, beta, remove_whitespace, eps_smoothing):
-    from .metrics.chrf import CHRF
+    from .metrics.chrf.metric import CHRF
 
     return CHRF(char_order=char_order, word_order=word_order, beta=beta,
                 whitespace=not remove_whitespace, eps_smoothing=eps_smoothing)
@@ -166,7 +166,7 @@ def sentence_ter(hypothesis: str, references: Sequence[str], normalized: bool = 
 
 
 def _ter(normalized, no_punct, asian_support, case_sensitive):
-    from .metrics.ter import TER
+    from .metrics.ter.metric import TER
 
     return TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
                case_sensitive=case_sensitive)

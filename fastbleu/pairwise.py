@@ -23,10 +23,10 @@ from itertools import chain
 import numpy as np
 
 from ._kernels.pairwise import METRIC_BLEU, METRIC_CHRF, chrf_units, pairwise_scores
-from .metrics.bleu import BLEU
-from .metrics.chrf import CHRF
-from .statistics import tokenize
-from .text import TextColumn, as_text_column, lowercase as lowercase_column
+from .metrics.bleu.metric import BLEU
+from .metrics.chrf.metric import CHRF
+from .statistics.tokens import tokenize
+from .inputs.text import TextColumn, as_text_column, lowercase as lowercase_column
 
 __all__ = ["chrf_matrix", "bleu_matrix"]
 

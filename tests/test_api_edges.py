@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
-from fastbleu import BLEU, significance
-from fastbleu.metrics.bleu_formula import BLEUFormula
+from fastbleu import BLEU
+from fastbleu.significance import tests as significance
+from fastbleu.metrics.bleu.formula import BLEUFormula
 
 FORMULA = BLEUFormula(4)
 
@@ -138,7 +139,7 @@ def test_sizes_are_checked_before_allocating(stats):
 # -- reports, progress, text input -----------------------------------------------------------
 
 def test_non_finite_group_keys_are_json():
-    from fastbleu.report import plain
+    from fastbleu.cli.printing import plain
 
     values = [float("nan"), np.float32("nan"), np.float64("inf"), -np.inf, 1.5, None, "a"]
     plained = [plain(v) for v in values]
@@ -149,7 +150,7 @@ def test_non_finite_group_keys_are_json():
 def test_latex_escape_matches_sacrebleus_tables():
     from tabulate import tabulate
 
-    from fastbleu.report import latex_escape
+    from fastbleu.cli.printing import latex_escape
 
     name = "a&b_c%d\\e#f$g{h}~i^j<k>l"
     row = [line for line in tabulate([[name]], tablefmt="latex_booktabs").splitlines()
@@ -191,7 +192,7 @@ def test_progress_survives_a_closed_or_failing_stream(monkeypatch):
 
 
 def test_universal_newlines_come_after_decoding():
-    from fastbleu.files import column_from_bytes
+    from fastbleu.inputs.files import column_from_bytes
 
     lines = ["Čč ക", "b"]  # U+010D and U+0D15 hold 0x0D bytes in UTF-16
     raw = "\r\n".join(lines).encode("utf-16")
@@ -204,8 +205,8 @@ def test_universal_newlines_come_after_decoding():
 
 
 def test_paired_group_reports_with_nan_keys_are_json():
-    from fastbleu.significance import Result
-    from fastbleu.report import paired_groups
+    from fastbleu.significance.tests import Result
+    from fastbleu.cli.printing import paired_groups
 
     text = paired_groups(["g"], [(float("nan"),), (np.float64("-inf"),)],
                          [["base", "sys"], ["base", float("nan")]],
@@ -242,7 +243,7 @@ def test_bleu_converts_python_lists_a_batch_at_a_time(caplog):
 
     import pyarrow as pa
 
-    from fastbleu.statistics import BATCH_SIZE
+    from fastbleu.statistics.tokens import BATCH_SIZE
 
     n = BATCH_SIZE + 1_000
     rng = np.random.default_rng(5)

@@ -21,7 +21,7 @@ from nltk.translate.bleu_score import corpus_bleu, sentence_bleu
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from fastbleu import BLEU
-from fastbleu.metrics.bleu_formula import BLEUFormula
+from fastbleu.metrics.bleu.formula import BLEUFormula
 
 from test_properties import configs, corpora, examples
 

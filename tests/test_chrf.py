@@ -14,7 +14,7 @@ from sacrebleu.metrics import CHRF as SacreCHRF
 import fastbleu
 from fastbleu import CHRF
 from fastbleu.metrics import get_metric
-from fastbleu.metrics.chrf_formula import CHRFFormula
+from fastbleu.metrics.chrf.formula import CHRFFormula
 from test_properties import WHITESPACE, corpora, examples, line
 
 chrf_options = st.fixed_dictionaries({
@@ -230,7 +230,7 @@ def test_python_lists_are_converted_a_batch_at_a_time():
     score, num_refs and every error message are those of the whole input at once."""
     import pyarrow as pa
 
-    from fastbleu.statistics import BATCH_SIZE
+    from fastbleu.statistics.tokens import BATCH_SIZE
 
     n = BATCH_SIZE + 1_000
     rng = np.random.default_rng(3)

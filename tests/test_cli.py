@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from fastbleu.cli import main
-from fastbleu.files import column_from_bytes
+from fastbleu.inputs.files import column_from_bytes
 from conftest import DATA, needs_wmt22, wmt22_references, wmt22_system
 
 SACREBLEU = [sys.executable, "-m", "sacrebleu"]

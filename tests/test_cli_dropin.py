@@ -330,7 +330,7 @@ def test_nothing_is_downloaded_or_written(sacrebleu_dir):
 
 
 def test_the_library_reads_the_layout(sacrebleu_dir):
-    from fastbleu import testsets
+    from fastbleu.cli import testsets
 
     assert testsets.sacrebleu_dir() == str(sacrebleu_dir)
     assert testsets.fieldnames("wmt22", "en-de") == ["src", "ref:A", "ref:B", "docid",

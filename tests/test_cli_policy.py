@@ -41,12 +41,12 @@ def _one_line(status, err, expected_status=2) -> str:
                                    FileNotFoundError("boom")], ids=lambda e: type(e).__name__)
 def test_an_exception_from_scoring_shows_its_traceback(monkeypatch, capsys, error):
     """What today's blanket except turned into 'fastbleu: error: boom', exit 2."""
-    import fastbleu.metrics.bleu
+    import fastbleu.metrics.bleu.metric
 
     def broken(self, *args, **kwargs):
         raise error
 
-    monkeypatch.setattr(fastbleu.metrics.bleu.BLEU, "corpus_score", broken)
+    monkeypatch.setattr(fastbleu.metrics.bleu.metric.BLEU, "corpus_score", broken)
     assert main([REF, "-i", HYP]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -59,40 +59,40 @@ def test_an_exception_from_scoring_shows_its_traceback(monkeypatch, capsys, erro
 
 
 def test_a_bug_in_a_paired_test_or_a_report_too(monkeypatch, capsys):
-    import fastbleu.significance
-    import fastbleu.report
+    import fastbleu.significance.tests
+    import fastbleu.cli.printing
 
     def boom(*args, **kwargs):
         raise ValueError("boom")
 
-    monkeypatch.setattr(fastbleu.significance, "paired_tests", boom)
+    monkeypatch.setattr(fastbleu.significance.tests, "paired_tests", boom)
     assert main([REF, "-i", HYP, HYP_B, "--paired-bs", "-pbsn", "10"]) == 1
     err = capsys.readouterr().err
     assert "ValueError: boom" in err and err.splitlines()[-1] == INTERNAL
-    monkeypatch.setattr(fastbleu.report, "single", boom)
+    monkeypatch.setattr(fastbleu.cli.printing, "single", boom)
     assert main([REF, "-i", HYP]) == 1
     assert capsys.readouterr().err.splitlines()[-1] == INTERNAL
 
 
 def test_debug_reraises_a_bug(monkeypatch):
-    import fastbleu.report
+    import fastbleu.cli.printing
 
     def boom(*args, **kwargs):
         raise ValueError("boom")
 
-    monkeypatch.setattr(fastbleu.report, "single", boom)
+    monkeypatch.setattr(fastbleu.cli.printing, "single", boom)
     with pytest.raises(ValueError, match="boom"):
         main([REF, "-i", HYP, "--debug"])
 
 
 def test_an_input_error_stays_one_line(monkeypatch, capsys):
-    import fastbleu.report
+    import fastbleu.cli.printing
     from fastbleu.errors import InputError
 
     def refuse(*args, **kwargs):
         raise InputError("this input is refused")
 
-    monkeypatch.setattr(fastbleu.report, "single", refuse)
+    monkeypatch.setattr(fastbleu.cli.printing, "single", refuse)
     status = main([REF, "-i", HYP])
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -101,9 +101,9 @@ def test_an_input_error_stays_one_line(monkeypatch, capsys):
 
 def test_a_bug_in_a_subprocess_exits_1_with_the_traceback(tmp_path):
     """The whole process: exit 1, the traceback and the request on standard error."""
-    code = ("import sys, fastbleu.metrics.bleu\n"
+    code = ("import sys, fastbleu.metrics.bleu.metric\n"
             "def boom(*a, **k): raise ValueError('boom')\n"
-            "fastbleu.metrics.bleu.BLEU.corpus_score = boom\n"
+            "fastbleu.metrics.bleu.metric.BLEU.corpus_score = boom\n"
             "from fastbleu.cli import main\n"
             f"sys.exit(main([{REF!r}, '-i', {HYP!r}]))\n")
     done = _run([sys.executable, "-c", code])
@@ -274,8 +274,8 @@ def test_help_imports_no_numpy_numba_or_pyarrow():
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
                 if line.startswith("import time:")}
     assert "fastbleu.cli" in imported
-    assert not imported & {"numpy", "numba", "pyarrow", "fastbleu.files",
-                            "fastbleu.metrics.bleu"}
+    assert not imported & {"numpy", "numba", "pyarrow", "fastbleu.inputs.files",
+                            "fastbleu.metrics.bleu.metric"}
 
 
 def test_a_malformed_scheduler_address_is_one_line(small_table, capsys):
@@ -287,12 +287,12 @@ def test_a_malformed_scheduler_address_is_one_line(small_table, capsys):
 def test_memory_exhaustion_is_one_line_not_a_bug(monkeypatch, capsys):
     """Running out of memory (or into ulimit -v) is a limit of the machine: one line,
     exit 2, no traceback, no request to report a bug."""
-    import fastbleu.metrics.bleu
+    import fastbleu.metrics.bleu.metric
 
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(fastbleu.metrics.bleu.BLEU, "corpus_score", exhausted)
+    monkeypatch.setattr(fastbleu.metrics.bleu.metric.BLEU, "corpus_score", exhausted)
     status = main([str(DATA / "sample.ref-A.en"), "-i", str(DATA / "sample.sys-A.en")])
     captured = capsys.readouterr()
     assert status == 2 and captured.out == ""

@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from fastbleu import BLEU
-from fastbleu._kernels.counting import REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
+from fastbleu._kernels.bleu.counting import REF_AVERAGE, REF_CLOSEST, REF_SHORTEST
 from test_kernels import _kernel_statistics, _reference_statistics
 
 # Frequent short words: a hypothesis drawn from them has every token of the

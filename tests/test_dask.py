@@ -386,7 +386,7 @@ def test_cli_dask_workers_and_scheduler_json_equal_one_process(client, sample_da
 
 def test_paired_bootstrap_on_gathered_statistics_equals_the_table_test(client, sample_dataset):
     """Significance on a cluster: statistics gathered per system, the tests run on the client."""
-    from fastbleu.significance import paired_ar, paired_bootstrap
+    from fastbleu.significance.tests import paired_ar, paired_bootstrap
     from fastbleu.tables import paired_table
 
     grouped = fd.segment_statistics(sample_dataset, refs=REFS, group_by="system", client=client)

@@ -25,7 +25,8 @@ import pytest
 
 from conftest import DATA, ROOT, read_lines
 from fastbleu import BLEU
-from fastbleu._kernels import cache, unicode_classes
+from fastbleu._kernels import cache
+from fastbleu._kernels.text import unicode_classes
 
 # Compile one small kernel (about a second), then report whether it came from the cache.
 _PROBE = textwrap.dedent("""
@@ -127,7 +128,7 @@ def test_locator_only_takes_fastbleu_functions(tmp_path):
     outside.write_text("x = 1\n")
     assert cache.FastbleuCacheLocator.from_function(user_function, str(outside)) is None
     kernel_file = Path(unicode_classes.__file__).with_name("hashing.py")
-    from fastbleu._kernels import hashing
+    from fastbleu._kernels.text import hashing
     locator = cache.FastbleuCacheLocator.from_function(hashing.finish.py_func,
                                                        str(kernel_file))
     assert locator is not None

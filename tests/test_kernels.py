@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from fastbleu._kernels.counting import (AVERAGE_SCALE, LARGE_ABOVE, REF_AVERAGE, REF_CLOSEST,
-                                        REF_SHORTEST, segment_statistics)
-from fastbleu._kernels.formula import SMOOTH_EXP, SMOOTH_NONE, bleu_from_row
-from fastbleu._kernels.hashing import hash_bytes
-from fastbleu._kernels.tokenize_13a import _replace
-from fastbleu.statistics import tokenize
-from fastbleu.text import as_text_column
+from fastbleu._kernels.bleu.counting import (AVERAGE_SCALE, LARGE_ABOVE, REF_AVERAGE, REF_CLOSEST,
+                                             REF_SHORTEST, segment_statistics)
+from fastbleu._kernels.bleu.formula import SMOOTH_EXP, SMOOTH_NONE, bleu_from_row
+from fastbleu._kernels.text.hashing import hash_bytes
+from fastbleu._kernels.text.tokenize_13a import _replace
+from fastbleu.statistics.tokens import tokenize
+from fastbleu.inputs.text import as_text_column
 from fastbleu.tokenizers import get_tokenizer
 from sacrebleu.metrics import BLEU as SacreBLEU
 

@@ -25,13 +25,13 @@ import pytest
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from fastbleu import BLEU
-from fastbleu import significance as sig
-from fastbleu._kernels.counting import AVERAGE_SCALE
+from fastbleu.significance import tests as sig
+from fastbleu._kernels.bleu.counting import AVERAGE_SCALE
 from fastbleu.metrics import METRICS, get_metric, metric_class
 from fastbleu.metrics.base import Formula, Metric, Score, Signature
-from fastbleu.metrics.bleu_formula import BLEUFormula
-from fastbleu.metrics.bleu_score import BLEUSignature
-from fastbleu.text import as_text_column
+from fastbleu.metrics.bleu.formula import BLEUFormula
+from fastbleu.metrics.bleu.score import BLEUSignature
+from fastbleu.inputs.text import as_text_column
 
 HYPS = ["The cat sat on the mat.", "A quick brown fox jumps over the lazy dog.",
         "Nothing matches here at all", "", "the the the the"]

@@ -20,7 +20,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a  # noqa: E402
 
 from fastbleu import NIST  # noqa: E402
 from fastbleu.cli import main  # noqa: E402
-from fastbleu.metrics.nist_formula import _limbs  # noqa: E402
+from fastbleu.metrics.nist.formula import _limbs  # noqa: E402
 from fastbleu.nltk import corpus_nist, nist_length_penalty, sentence_nist  # noqa: E402
 
 TOK = Tokenizer13a()

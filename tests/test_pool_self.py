@@ -19,12 +19,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastbleu import BLEU
-from fastbleu._kernels.counting import REF_SHORTEST
-from fastbleu._kernels.hashing import finish_keys
-from fastbleu._kernels.pool import PART_RECORDS
-from fastbleu.metrics.bleu_pool import (closest_lengths, closest_other_lengths, pool_rows,
+from fastbleu._kernels.bleu.counting import REF_SHORTEST
+from fastbleu._kernels.text.hashing import finish_keys
+from fastbleu._kernels.bleu.pool import PART_RECORDS
+from fastbleu.metrics.bleu.pool import (closest_lengths, closest_other_lengths, pool_rows,
                                         self_rows, text_tokens)
-from fastbleu.statistics import Tokens
+from fastbleu.statistics.tokens import Tokens
 
 sacrebleu = pytest.importorskip("sacrebleu")
 from sacrebleu.metrics import BLEU as SacreBLEU  # noqa: E402
@@ -78,12 +78,12 @@ def test_many_small_partitions(opts, sentences, pool, part_records):
     bleu = BLEU(**opts)
     reference = SacreBLEU(**opts)
     order = bleu.max_ngram_order
-    tokens = text_tokens(bleu, sentences, "sentences")
+    tokens, _ = text_tokens(bleu, sentences, "sentences")
     rows = self_rows(tokens, order, part_records=part_records)
     assert bleu.formula.scores(rows).tolist() == \
         [reference.sentence_score(s, sentences[:i] + sentences[i + 1:]).score
          for i, s in enumerate(sentences)]
-    rows = pool_rows(tokens, text_tokens(bleu, pool, "pool"), order, part_records=part_records)
+    rows = pool_rows(tokens, text_tokens(bleu, pool, "pool")[0], order, part_records=part_records)
     assert bleu.formula.scores(rows).tolist() == \
         [reference.sentence_score(h, pool).score for h in sentences]
 

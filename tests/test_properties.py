@@ -34,10 +34,10 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 
 import fastbleu
 from fastbleu import BLEU as FastBLEU
-from fastbleu._kernels.hashing import hash_bytes
-from fastbleu.statistics import References, iter_statistics
-from fastbleu.statistics import tokenize as fb_tokenize
-from fastbleu.text import as_text_column
+from fastbleu._kernels.text.hashing import hash_bytes
+from fastbleu.statistics.tokens import References, iter_statistics
+from fastbleu.statistics.tokens import tokenize as fb_tokenize
+from fastbleu.inputs.text import as_text_column
 from fastbleu.tokenizers import get_tokenizer
 
 # sacrebleu warns on every sentence_score without effective_order.
@@ -412,7 +412,7 @@ def statistics_rows(draw, max_order: int):
 @given(cfg=configs, data=st.data())
 def test_formula_on_random_statistics(cfg, data):
     """score/bp/precisions from statistics rows, one by one and vectorized, bit for bit."""
-    from fastbleu.metrics.bleu_formula import BLEUFormula
+    from fastbleu.metrics.bleu.formula import BLEUFormula
 
     order = cfg["max_ngram_order"]
     rows = data.draw(st.lists(statistics_rows(order), min_size=1, max_size=20), "rows")

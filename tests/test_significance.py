@@ -25,10 +25,10 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 from sacrebleu.significance import PairedTest
 
 from fastbleu import BLEU
-from fastbleu import significance as sig
+from fastbleu.significance import tests as sig
 from fastbleu.cli import main
-from fastbleu import resampling
-from fastbleu.metrics.bleu_formula import BLEUFormula
+from fastbleu.significance import resampling
+from fastbleu.metrics.bleu.formula import BLEUFormula
 from conftest import DATA, needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
 
 SAMPLE_REF = str(DATA / "sample.ref-A.en")

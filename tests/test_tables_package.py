@@ -36,7 +36,7 @@ def test_lazy_exports():
 
 
 def test_finish_keys_equals_the_kernel_finaliser():
-    from fastbleu._kernels.hashing import finish, finish_keys
+    from fastbleu._kernels.text.hashing import finish, finish_keys
 
     ids = np.array([0, 1, 2, 12345, 2**40], dtype=np.int64)
     expected = [int(finish(np.uint64(i + 1))) for i in ids.tolist()]
@@ -45,7 +45,7 @@ def test_finish_keys_equals_the_kernel_finaliser():
 
 
 def test_arrow_strings_one_path_two_message_styles():
-    from fastbleu.text import arrow_strings, is_string_type
+    from fastbleu.inputs.text import arrow_strings, is_string_type
 
     chunked = pa.chunked_array([pa.array(["a", None]), pa.array(["b"])])
     assert arrow_strings(chunked, "x").to_pylist() == ["a", None, "b"]

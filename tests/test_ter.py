@@ -16,9 +16,9 @@ from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 import fastbleu
 from fastbleu import TER
-from fastbleu._kernels.ter import MAX_SHIFT_CANDIDATES, new_scratch, translation_edits
+from fastbleu._kernels.ter.shifts import MAX_SHIFT_CANDIDATES, new_scratch, translation_edits
 from fastbleu.metrics import get_metric
-from fastbleu.metrics.ter_formula import TERFormula
+from fastbleu.metrics.ter.formula import TERFormula
 from fastbleu.tokenizers.tercom import tercom_line
 from test_properties import corpora, examples, line
 
@@ -187,7 +187,7 @@ def test_cached_references_and_several_systems():
 def test_bootstrap_and_float32_sums_equal_sacrebleu():
     from sacrebleu.significance import _bootstrap_resample
 
-    from fastbleu.resampling import bootstrap_scores
+    from fastbleu.significance.resampling import bootstrap_scores
 
     hyps = ["the cat sat on the mat", "a b c", "x y z w", "", "one two three"] * 7
     refs = [["the mat sat on the cat", "c b a", "x z y", "q", "one three two four"] * 7,

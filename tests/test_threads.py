@@ -18,8 +18,8 @@ import pytest
 
 from fastbleu import BLEU
 from fastbleu._kernels import threads
-from fastbleu.statistics import KERNEL_BATCH_SIZE, iter_statistics
-from fastbleu.text import as_text_column
+from fastbleu.statistics.tokens import KERNEL_BATCH_SIZE, iter_statistics
+from fastbleu.inputs.text import as_text_column
 from fastbleu.tokenizers import get_tokenizer
 
 
@@ -114,7 +114,7 @@ def test_batches_side_by_side_give_the_rows_of_one_call():
 
 
 def test_even_bounds_cut_no_small_batch_and_feed_every_thread():
-    from fastbleu.statistics import even_bounds
+    from fastbleu.statistics.tokens import even_bounds
 
     for n in [1, 8191, 16384, 16385, 40_000, 100_000, 1_000_003]:
         for threads_ in [1, 2, 16]:
@@ -138,7 +138,7 @@ def test_a_table_job_reuses_its_hash_scratch_from_batch_to_batch(metrics):
     faults in every batch)."""
     import pyarrow as pa
 
-    from fastbleu.statistics import BufferPairs
+    from fastbleu.statistics.tokens import BufferPairs
     from fastbleu.tables.job import TableJob
 
     rng = np.random.default_rng(5)

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from sacrebleu.metrics import BLEU as SacreBLEU
 
 from fastbleu import BLEU, TokenIds
-from fastbleu._kernels.counting import LARGE_ABOVE
-from fastbleu.id_statistics import ids_to_tokens, iter_id_statistics
-from fastbleu.token_ids import as_token_ids
+from fastbleu._kernels.bleu.counting import LARGE_ABOVE
+from fastbleu.statistics.id_tokens import ids_to_tokens, iter_id_statistics
+from fastbleu.statistics.token_ids import as_token_ids
 
 SETTINGS = settings(max_examples=40, deadline=None)
 
@@ -199,7 +199,7 @@ def test_plain_2d_arrays_and_batches_across_chunks():
 
 
 def test_python_lists_longer_than_a_batch():
-    from fastbleu.statistics import BATCH_SIZE
+    from fastbleu.statistics.tokens import BATCH_SIZE
 
     rows = np.arange(2 * (BATCH_SIZE + 3)).reshape(-1, 2) % 7
     hyps, refs = rows.tolist(), rows[:, ::-1].tolist()

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from fastbleu._kernels.tokenize import _tokens_char
-from fastbleu._kernels.tokenize_13a import _CLASS_13A_RAW, _CLASS_SPLIT, _split_tokens
-from fastbleu._kernels.tokenize_flat import _scan_char_flat, _scan_flat
+from fastbleu._kernels.text.tokenize import _tokens_char
+from fastbleu._kernels.text.tokenize_13a import _CLASS_13A_RAW, CLASS_SPLIT, _split_tokens
+from fastbleu._kernels.text.tokenize_flat import _scan_char_flat, _scan_flat
 from test_properties import assert_same_tokens
 
-CLASSES = {"13a": _CLASS_13A_RAW, "none": _CLASS_SPLIT}
+CLASSES = {"13a": _CLASS_13A_RAW, "none": CLASS_SPLIT}
 
 #: What the fast path handles: digits next to '.', ',' and '-', rule-1 punctuation,
 #: ASCII whitespace, non-ASCII letters, and E2/C2/E3 lead bytes that are not whitespace.

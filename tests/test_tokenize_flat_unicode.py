@@ -18,10 +18,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from fastbleu._kernels.tokenize_flat_unicode import _scan_unicode_flat
-from fastbleu._kernels.tokenize_unicode import _split_unicode
-from fastbleu._kernels.unicode_classes import (ROLE_NUMBER, ROLE_PUNCT, intl_roles,
-                                               zh_roles)
+from fastbleu._kernels.text.tokenize_flat_unicode import _scan_unicode_flat
+from fastbleu._kernels.text.tokenize_unicode import _split_unicode
+from fastbleu._kernels.text.unicode_classes import (ROLE_NUMBER, ROLE_PUNCT, intl_roles, zh_roles)
 from test_properties import SURROGATES, WHITESPACE, assert_same_tokens
 from test_tokenize_flat import assert_same_slots, scan_between
 

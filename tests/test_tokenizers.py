@@ -25,9 +25,9 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 
 import fastbleu
 from fastbleu import BLEU
-from fastbleu._kernels.unicode_classes import ZH_RANGES, regex_unicode_version
-from fastbleu.statistics import tokenize as fb_tokenize
-from fastbleu.text import as_text_column
+from fastbleu._kernels.text.unicode_classes import ZH_RANGES, regex_unicode_version
+from fastbleu.statistics.tokens import tokenize as fb_tokenize
+from fastbleu.inputs.text import as_text_column
 from fastbleu.tokenizers import TOKENIZER_NAMES, get_tokenizer
 from conftest import needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
 from test_properties import (SCRIPTS, SURROGATES, WHITESPACE, assert_same_tokens,
@@ -105,7 +105,8 @@ def test_zh_every_code_point():
 
 def test_intl_table_cache(tmp_path, monkeypatch):
     """The cached table is the derived one; a damaged cache file is derived again."""
-    from fastbleu._kernels import cache, unicode_classes as uc
+    from fastbleu._kernels import cache
+    from fastbleu._kernels.text import unicode_classes as uc
 
     monkeypatch.setattr(cache, "cache_dir", lambda *args, **kwargs: tmp_path)
     derived = uc.derive_intl_roles()
@@ -125,7 +126,7 @@ def test_intl_table_cache(tmp_path, monkeypatch):
 
 def test_regex_unicode_version_is_named():
     """A known regex names its version; a newer one (more characters) says it is newer."""
-    from fastbleu._kernels import unicode_classes as uc
+    from fastbleu._kernels.text import unicode_classes as uc
 
     version = regex_unicode_version()
     assert not version.startswith("unknown"), version

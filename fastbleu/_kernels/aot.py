@@ -29,9 +29,9 @@ import warnings
 from pathlib import Path
 
 from .. import _native
-from .counting import _chunk_statistics
-from .formula import _chunk_scores, bleu_from_row
-from .tokenize import _tokenize_chunk
+from .bleu.counting import chunk_statistics
+from .bleu.formula import chunk_scores, bleu_from_row
+from .text.tokenize import tokenize_chunk
 
 _U8 = "uint8[::1]"
 _U64 = "uint64[::1]"
@@ -45,13 +45,13 @@ _FORMULA_ROWS = f"int64, int64, float64, boolean, boolean, {_F64}, int64"
 
 #: Name in the compiled module -> (kernel, signature).
 EXPORTS = {
-    "tokenize_chunk": (_tokenize_chunk,
+    "tokenize_chunk": (tokenize_chunk,
                        f"void({_U8}, {_I64}, int64, {_U64}, {_I64}, {_I64}, int64, int64)"),
-    "chunk_statistics": (_chunk_statistics,
+    "chunk_statistics": (chunk_statistics,
                          f"void({_U64}, {_I64}, {_I64}, {_U64}, {_I64_2D}, {_I64_2D}, "
                          f"int64, int64, int64, {_I64_2D}, int64, int64)"),
     "bleu_from_row": (bleu_from_row, f"UniTuple(float64, 2)({_I64}, {_FORMULA})"),
-    "chunk_scores": (_chunk_scores,
+    "chunk_scores": (chunk_scores,
                      f"void({_I64_2D}, {_FORMULA_ROWS}, {_F64}, int64, int64)"),
 }
 

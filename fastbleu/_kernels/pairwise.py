@@ -33,10 +33,10 @@ import numpy as np
 from numba import njit, types
 from numba.extending import intrinsic
 
-from .chrf import _characters, _words
-from .chrf_formula import f_score
-from .formula import bleu_from_row
-from .hashing import extend_key, finish, table_slot
+from .chrf.statistics import char_units, word_units
+from .chrf.formula import f_score
+from .bleu.formula import bleu_from_row
+from .text.hashing import extend_key, finish, table_slot
 from .threads import for_chunks
 
 METRIC_CHRF = 0
@@ -66,14 +66,14 @@ def _units_chunk(data, offsets, char_kind, word_kind, whitespace, region, out, s
         if char_kind >= 0:
             s = char_kind * region + at
             start[char_kind, i] = s
-            n_chars = _characters(data, offsets[i], offsets[i + 1], whitespace, out[s:])
+            n_chars = char_units(data, offsets[i], offsets[i + 1], whitespace, out[s:])
             for u in range(s, s + n_chars):  # packed bytes -> hashes, for polynomial keys
                 out[u] = finish(out[u])
             count[char_kind, i] = n_chars
         if word_kind >= 0:
             s = word_kind * region + at
             start[word_kind, i] = s
-            count[word_kind, i] = _words(data, offsets[i], offsets[i + 1], out[s:])
+            count[word_kind, i] = word_units(data, offsets[i], offsets[i + 1], out[s:])
 
 
 def chrf_units(data, offsets, char_order, word_order, whitespace):

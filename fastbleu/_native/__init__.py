@@ -35,10 +35,11 @@ from .codes import (LARGE_ABOVE, MIN_CHUNK, REF_CLOSEST, TOKENIZE_13A, TOKENIZE_
                     TOKENIZE_NONE)
 
 #: The files (relative to the package) the compiled module is built from.
-SOURCES = ("_native/codes.py", "_kernels/aot.py", "_kernels/hashing.py",
-           "_kernels/tokenize.py", "_kernels/tokenize_13a.py", "_kernels/tokenize_flat.py",
-           "_kernels/tokenize_unicode.py",
-           "_kernels/unicode_classes.py", "_kernels/counting.py", "_kernels/formula.py")
+SOURCES = ("_native/codes.py", "_kernels/aot.py", "_kernels/text/hashing.py",
+           "_kernels/text/tokenize.py", "_kernels/text/tokenize_13a.py",
+           "_kernels/text/tokenize_flat.py", "_kernels/text/tokenize_unicode.py",
+           "_kernels/text/unicode_classes.py", "_kernels/bleu/counting.py",
+           "_kernels/bleu/formula.py")
 PACKAGE = Path(__file__).resolve().parent.parent
 #: ``FASTBLEU_NO_AOT=1``: never use the compiled module (benchmarks, tests of the fallback).
 DISABLE = "FASTBLEU_NO_AOT"
@@ -130,7 +131,7 @@ def tokenize_column(data, offsets, kind, out_hashes, out_count, out_start) -> No
         _calls["tokenize_chunk"] += 1
         module.tokenize_chunk(data, offsets, kind, out_hashes, out_count, out_start, 0, n)
         return
-    from .._kernels.tokenize import tokenize_column as jit
+    from .._kernels.text.tokenize import tokenize_column as jit
 
     jit(data, offsets, kind, out_hashes, out_count, out_start)
 
@@ -150,7 +151,7 @@ def segment_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, 
         module.chunk_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start,
                                 ref_count, max_order, ref_length, large_above, out, 0, n)
         return
-    from .._kernels.counting import segment_statistics as jit
+    from .._kernels.bleu.counting import segment_statistics as jit
 
     jit(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, max_order, out,
         ref_length, large_above)
@@ -167,7 +168,7 @@ def bleu_from_row(row, max_order, smooth, smooth_value, effective_order, compens
         _calls["bleu_from_row"] += 1
         return module.bleu_from_row(row, max_order, smooth, smooth_value, effective_order,
                                     compensated, precisions, weights, ref_scale)
-    from .._kernels.formula import bleu_from_row as jit
+    from .._kernels.bleu.formula import bleu_from_row as jit
 
     return jit(row, max_order, smooth, smooth_value, effective_order, compensated,
                precisions, weights, ref_scale)
@@ -186,7 +187,7 @@ def bleu_per_row(stats, max_order, smooth, smooth_value, effective_order, compen
         module.chunk_scores(stats, max_order, smooth, smooth_value, effective_order,
                             compensated, weights, ref_scale, out, 0, n)
         return
-    from .._kernels.formula import bleu_per_row as jit
+    from .._kernels.bleu.formula import bleu_per_row as jit
 
     jit(stats, max_order, smooth, smooth_value, effective_order, compensated, weights,
         ref_scale, out)

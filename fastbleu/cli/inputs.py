@@ -14,7 +14,7 @@ from ..errors import InputError
 def read_text_inputs(args) -> tuple[list[str], list, list]:
     """The systems' names, the systems (text columns or lists of str) and the reference
     streams, read as sacrebleu reads them; an InputError for files that do not match."""
-    from ..files import column_from_bytes, read_lines, split_fields
+    from ..inputs.files import column_from_bytes, read_lines, split_fields
 
     read = lambda path: read_lines(path, args.encoding, args.encoding_errors)  # noqa: E731
     if args.test_set:  # sacrebleu's test set, read from $SACREBLEU

@@ -18,7 +18,7 @@ METRIC_ERRORS = (ValueError, FileNotFoundError, ImportError, RuntimeError)
 
 def metric(options: dict, **more):
     """``BLEU(**options, **more)``; a refused option is the user's error."""
-    from ..metrics.bleu import BLEU
+    from ..metrics.bleu.metric import BLEU
 
     with user_values(*METRIC_ERRORS):
         return BLEU(**options, **more)
@@ -35,7 +35,7 @@ def metrics(plan_metrics: list, **more) -> list:
 
 def seed_label(seed) -> str:
     """The ``seed`` field of ``--seed`` (or ``$SACREBLEU_SEED``); a bad seed is the user's."""
-    from .. import significance
+    from ..significance import tests as significance
 
     with user_values(ValueError):
         return significance.resolve_seed(seed)[1]

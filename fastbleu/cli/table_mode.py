@@ -43,7 +43,7 @@ def _metrics(plan: Plan) -> list:
 
 def table_scores(args, plan: Plan) -> str:
     """One table: a score per group (and document), in this process or on Dask."""
-    from .. import report
+    from . import printing as report
     from ..tables.job import TableJob
 
     doc = [args.doc_column] if args.doc_column else []
@@ -113,7 +113,7 @@ def score_groups(args, plan: Plan, arguments: dict):
 
 def table_paired(args, plan: Plan) -> str:
     """``--paired-bs``/``--paired-ar`` with ``--system-column``: a test per group."""
-    from .. import report
+    from . import printing as report
     from ..tables.paired import check_paired_columns, paired_table
     from ..tables.readers import check_batch_size
 

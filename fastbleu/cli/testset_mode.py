@@ -24,7 +24,7 @@ def early_output(args) -> str | None:
     """What ``--list``, ``--citation`` and ``--echo`` print instead of scores (None when
     scoring goes on), after sacrebleu's checks of ``-t``, in its order; an InputError for
     a refused combination."""
-    from .. import testsets
+    from . import testsets
 
     if args.list:
         return testsets.listing(args.test_set, args.language_pair)
@@ -69,7 +69,7 @@ def early_output(args) -> str | None:
 def test_set_references(args) -> tuple[list[str], list[list[str]]]:
     """The names and streams of the references of ``-t`` (several test sets
     concatenated, as sacrebleu concatenates them), read from ``$SACREBLEU``."""
-    from .. import testsets
+    from . import testsets
 
     names = args.test_set.split(",")
     per_set = []
@@ -103,7 +103,7 @@ def as_strings(column) -> list[str]:
 def filtered(args, systems: list, refs: list) -> tuple[list, list]:
     """``--origlang``/``--subset``: the systems and references with only the documents
     kept; an InputError when none is."""
-    from .. import testsets
+    from . import testsets
 
     if args.origlang is None and args.subset is None:
         return systems, refs
@@ -122,7 +122,7 @@ def filtered(args, systems: list, refs: list) -> tuple[list, list]:
 def detail(args, chosen: list, system, refs: list) -> str:
     """``-d``: every metric's score on each original language (and each domain or
     country) of the whole test set, as sacrebleu's ``print_subset_results`` prints it."""
-    from .. import testsets
+    from . import testsets
 
     names = args.test_set.split(",")
     origlangs = [args.origlang] if args.origlang else testsets.available_origlangs(

@@ -33,7 +33,7 @@ def text_scores(args, plan: Plan) -> str:
         return paired_text(args, plan, names, systems, refs)
     if args.sentence_level:
         return sentence_scores(args, plan, systems, refs)
-    from .. import report
+    from . import printing as report
 
     if len(systems) > 1:  # the references prepared once for all systems
         chosen = metrics(plan.metrics, references=refs)
@@ -44,7 +44,7 @@ def text_scores(args, plan: Plan) -> str:
                                               for m in chosen], args.format, args.width)
     chosen = metrics(plan.metrics)
     if args.confidence and args.confidence_n > 1:
-        from .. import significance
+        from ..significance import tests as significance
 
         seed_label(args.seed)
         _need_segments(systems[0])
@@ -109,7 +109,8 @@ def sentence_scores(args, plan: Plan, systems, refs) -> str:
 
 def paired_text(args, plan: Plan, names, systems, refs) -> str:
     """``--paired-bs``/``--paired-ar`` on text files: every metric on one set of draws."""
-    from .. import report, significance
+    from . import printing as report
+    from ..significance import tests as significance
 
     label = seed_label(args.seed)
     chosen = metrics(plan.metrics, references=refs)

@@ -15,7 +15,7 @@ import threading
 import numpy as np
 
 from ..errors import InputError
-from ..statistics import HashBuffer
+from ..statistics.tokens import HashBuffer
 from ..tables.groups import Groups, factorize
 from ..tables.job import TableJob
 from ..tables import prepass

@@ -15,21 +15,20 @@ from __future__ import annotations
 from importlib import import_module
 
 #: Metric name -> ``"module:Class"`` of its :class:`Metric`.
-METRICS = {"bleu": "fastbleu.metrics.bleu:BLEU", "chrf": "fastbleu.metrics.chrf:CHRF",
-           "ter": "fastbleu.metrics.ter:TER", "nist": "fastbleu.metrics.nist:NIST"}
+METRICS = {"bleu": "fastbleu.metrics.bleu.metric:BLEU", "chrf": "fastbleu.metrics.chrf.metric:CHRF",
+           "ter": "fastbleu.metrics.ter.metric:TER", "nist": "fastbleu.metrics.nist.metric:NIST"}
 
 __all__ = ["METRICS", "get_metric", "metric_class", "Metric", "Formula", "Score", "Signature",
            "BLEU", "BLEUFormula", "BLEUScore", "BLEUSignature", "CHRF", "CHRFFormula",
            "CHRFScore", "CHRFSignature", "TER", "TERFormula", "TERScore", "TERSignature",
            "NIST", "NISTFormula", "NISTScore", "NISTSignature"]
 
-_LAZY = {"Metric": "base", "Formula": "base", "Score": "base", "Signature": "base",
-         "BLEU": "bleu", "BLEUFormula": "bleu_formula", "BLEUScore": "bleu_score",
-         "BLEUSignature": "bleu_score", "CHRF": "chrf", "CHRFFormula": "chrf_formula",
-         "CHRFScore": "chrf_score", "CHRFSignature": "chrf_score", "TER": "ter",
-         "TERFormula": "ter_formula", "TERScore": "ter_score", "TERSignature": "ter_score",
-         "NIST": "nist", "NISTFormula": "nist_formula", "NISTScore": "nist_score",
-         "NISTSignature": "nist_score"}
+_LAZY = {"Metric": "base", "Formula": "formula", "Score": "formula", "Signature": "formula"}
+for _metric in ("BLEU", "CHRF", "TER", "NIST"):
+    _LAZY.update({_metric: f"{_metric.lower()}.metric", f"{_metric}Formula": f"{_metric.lower()}.formula",
+                  f"{_metric}Score": f"{_metric.lower()}.score",
+                  f"{_metric}Signature": f"{_metric.lower()}.score"})
+del _metric
 
 
 def metric_class(name: str) -> type:

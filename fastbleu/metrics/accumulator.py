@@ -34,12 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-#: What an accumulator uses of a metric (the seam of :mod:`fastbleu.metrics.base`, which
-#: imports this module, so the check is by attribute rather than by class).
-_SEAM = ("key", "options", "formula", "segment_statistics", "signature", "num_refs")
-
-
-def _merged_num_refs(a: int | None, b: int | None) -> int | None:
+def merged_num_refs(a: int | None, b: int | None) -> int | None:
     """References per segment of two pieces together: equal counts stay, else ``-1``."""
     if a is None:
         return b
@@ -76,13 +71,15 @@ class Accumulator:
     """
 
     def __init__(self, metric):
-        if any(not hasattr(metric, name) for name in _SEAM):
+        try:
+            key, options, formula = metric.key, metric.options(), metric.formula
+        except (AttributeError, TypeError):
             raise TypeError(f"an accumulator needs a fastbleu metric, got "
-                            f"{type(metric).__name__}")
+                            f"{type(metric).__name__}") from None
         self._metric = metric  # None after unpickling, until first needed
-        self.key: str = metric.key
-        self.options: dict = metric.options()
-        self.formula = metric.formula
+        self.key: str = key
+        self.options: dict = options
+        self.formula = formula
         self._total = np.zeros(self.formula.row_width, dtype=np.int64)
         self.n_segments = 0
         self.num_refs: int | None = None
@@ -130,10 +127,10 @@ class Accumulator:
                              "was made; make a new accumulator for the new options")
         rows = metric.segment_statistics(hypotheses, references)
         if rows.shape[0]:
-            self._add_input_signature(getattr(metric, "input_tokenizer_signature", None))
+            self._add_input_signature(metric.input_tokenizer_signature)
             self._total += rows.sum(axis=0)
             self.n_segments += int(rows.shape[0])
-            self.num_refs = _merged_num_refs(self.num_refs, metric.num_refs)
+            self.num_refs = merged_num_refs(self.num_refs, metric.num_refs)
         elif self._empty_num_refs is None:
             self._empty_num_refs = metric.num_refs
         return self
@@ -158,7 +155,7 @@ class Accumulator:
         self._add_input_signature(other._input_signature)
         self._total += other._total
         self.n_segments += other.n_segments
-        self.num_refs = _merged_num_refs(self.num_refs, other.num_refs)
+        self.num_refs = merged_num_refs(self.num_refs, other.num_refs)
         if self._empty_num_refs is None:
             self._empty_num_refs = other._empty_num_refs
         return self
@@ -194,7 +191,7 @@ class Accumulator:
         if num_refs is None:
             raise ValueError("Number of references unknown, please update the accumulator "
                              "first.")
-        return self.metric.signature(num_refs, getattr(self, "_input_signature", None))
+        return self.metric.signature(num_refs, self._input_signature)
 
     # -- pickling ------------------------------------------------------------------------------
 

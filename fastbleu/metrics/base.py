@@ -20,275 +20,18 @@ be imported cheaply.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from .formula import Formula, Score, Signature, checked_counts
+
 if TYPE_CHECKING:  # pragma: no cover
-    from ..statistics import BufferPairs, HashBuffer
-    from ..text import TextColumn
+    from ..statistics.tokens import BufferPairs, HashBuffer
+    from ..inputs.text import TextColumn
 
-
-@runtime_checkable
-class Score(Protocol):
-    """A corpus or sentence score, printed as sacrebleu prints its ``Score``.
-
-    Attributes
-    ----------
-    name : str
-        The metric's name, e.g. ``"BLEU"``.
-    score : float
-        The score.
-    mean, ci : float or None
-        The bootstrap mean and 95 % half-interval, ``None`` until
-        :meth:`set_confidence` is called.
-    """
-
-    name: str
-    score: float
-
-    @property
-    def mean(self) -> float | None: ...
-
-    @property
-    def ci(self) -> float | None: ...
-
-    def format(self, width: int = 2, score_only: bool = False, signature: str = "",
-               is_json: bool = False) -> str:
-        """The score as a line of text (or JSON), as sacrebleu renders it."""
-
-    def set_confidence(self, mean: float, ci: float) -> None:
-        """Record a bootstrap mean and 95 % half-interval (printed ``(μ = mean ± ci)``)."""
-
-
-@runtime_checkable
-class Signature(Protocol):
-    """A reproducibility signature (Post, 2018): ``key:value`` pairs joined by ``|``."""
-
-    def format(self, short: bool = False) -> str:
-        """The signature as text; ``short`` uses sacrebleu's abbreviations."""
-
-    def update(self, key: str, value) -> None:
-        """Add or change a field."""
-
-    def copy(self) -> Signature:
-        """An independent copy (updating it leaves this one unchanged)."""
-
-
-class Formula(ABC):
-    """Statistics rows -> scores, for one metric and one set of its options.
-
-    A formula is immutable, hashable and picklable (it is sent to Dask
-    workers).  Its statistics rows are ``row_width`` int64 columns named by
-    :attr:`statistics_names`; rows are summable, so the corpus score of a set
-    of segments is ``score(rows.sum(axis=0))``.
-
-    Attributes
-    ----------
-    name : str
-        The metric's name, as its scores print it.
-    sentence_column : str
-        The column name of per-segment scores (``--segments-out``).
-    result_names : tuple of str
-        The names of :meth:`score_columns`, in order (a table's group columns
-        may not take them).
-    row_width : int
-        Columns of one statistics row.
-    """
-
-    name: ClassVar[str]
-    sentence_column: ClassVar[str]
-    result_names: ClassVar[tuple[str, ...]]
-    row_width: int
-    #: The dtype of sacrebleu's scores of float32-summed statistics (its bootstrap and
-    #: paired tests): float64 where its formula computes in Python floats (BLEU),
-    #: float32 where numpy carries float32 through it (chrF).
-    compat_score_dtype: ClassVar[type] = np.float64
-
-    @property
-    @abstractmethod
-    def statistics_names(self) -> tuple[str, ...]:
-        """The names of a row's ``row_width`` columns, in order."""
-
-    @abstractmethod
-    def score(self, row: np.ndarray, *, check: bool = True) -> Score:
-        """The score of one (summed) statistics row.
-
-        The row is checked with :meth:`check_rows` (``ndim=1``) first, unless
-        ``check=False``: fastbleu's own loops over groups and segments pass
-        rows the metric computed itself, and skip the check for speed.
-
-        Parameters
-        ----------
-        row : array of int
-            ``row_width`` values.
-        check : bool
-            Check the row (a caller's statistics); ``False`` only for rows
-            the metric's own statistics produced.
-
-        Returns
-        -------
-        Score
-        """
-
-    @abstractmethod
-    def scores(self, rows: np.ndarray, *, check: bool = True) -> np.ndarray:
-        """The score of every row of a statistics array (checked unless ``check=False``,
-        as for :meth:`score`).
-
-        Parameters
-        ----------
-        rows : numpy.ndarray
-            int, shape ``(n, row_width)``.
-        check : bool
-            As for :meth:`score`.
-
-        Returns
-        -------
-        numpy.ndarray
-            float64, shape ``(n,)``; ``scores(rows)[i] == score(rows[i]).score``.
-        """
-
-    @abstractmethod
-    def resampled_scores(self, sums: np.ndarray, n_systems: int, out: np.ndarray,
-                         offset: int) -> None:
-        """Score a batch of resampled sums of several systems, in one kernel call.
-
-        Parameters
-        ----------
-        sums : numpy.ndarray
-            Shape ``(k, n_systems * row_width)``: row ``b`` holds the summed
-            statistics of resample ``b`` of every system side by side.  int64
-            (exact) or float32 (sacrebleu's float32 bootstrap sums, scored
-            with sacrebleu's float32 arithmetic).
-        n_systems : int
-            Systems side by side in a row of ``sums``.
-        out : numpy.ndarray
-            float64, shape ``(n_systems, n_resamples)``;
-            ``out[s, offset + b]`` receives system ``s``'s score of ``sums[b]``.
-        offset : int
-            Column of ``out`` for ``sums[0]``.
-        """
-
-    def float_statistics(self, rows: np.ndarray) -> np.ndarray:
-        """The rows as sacrebleu holds its statistics before its float32 bootstrap casts
-        them (by default the counts themselves; TER's mean reference length is a float
-        there, scaled to an integer here)."""
-        return rows
-
-    def sentence_formula(self) -> Formula:
-        """The formula of sentence-level scores (per-segment columns); by default itself."""
-        return self
-
-    @abstractmethod
-    def check_rows(self, stats, what: str = "statistics", ndim: int = 2) -> np.ndarray:
-        """Validate a statistics array and return it as C-contiguous int64.
-
-        The one validation of statistics a caller gives (before :meth:`score`
-        and :meth:`scores`, which do not check).
-
-        Parameters
-        ----------
-        stats : array-like of int
-            Shape ``(n, row_width)``, or ``(row_width,)`` with ``ndim=1``.
-        what : str
-            How messages name the array (e.g. ``"statistics of system 1"``).
-        ndim : {2, 1}
-            Rows, or one (summed) row.
-
-        Raises
-        ------
-        TypeError
-            If ``stats`` is not an array of integers.
-        ValueError
-            If its shape is wrong or its values cannot be statistics; the
-            message says which row and column.
-        """
-
-    @abstractmethod
-    def score_columns(self, totals: np.ndarray, scores: list, signatures: list) -> list:
-        """The result columns of a table of groups, after the group keys.
-
-        Parameters
-        ----------
-        totals : numpy.ndarray
-            int64, shape ``(n_groups, row_width)``: each group's summed row.
-        scores : list of Score
-            :meth:`score` of each row of ``totals``.
-        signatures : list of Signature
-            Each group's signature.
-
-        Returns
-        -------
-        list of (str, pyarrow.Array)
-            Name and values of each column (the score first, the signature last).
-        """
-
-    @abstractmethod
-    def signature_fields(self) -> dict:
-        """The formula's signature fields, formatted (e.g. ``{"smooth": "exp", ...}``)."""
-
-
-def checked_counts(stats, what: str, ndim: int, row_width: int, source: str,
-                   layout: str, names) -> np.ndarray:
-    """The checks every metric's statistics share; return them as C-contiguous int64.
-
-    Numbers only (integers, or floats that are all whole and finite), ``ndim``
-    dimensions, ``row_width`` columns, nothing beyond int64, nothing negative.  A formula's
-    :meth:`Formula.check_rows` adds its own rules on the counts.
-
-    Parameters
-    ----------
-    stats : array-like
-    what : str
-        How messages name the array.
-    ndim : {2, 1}
-        Rows, or one (summed) row.
-    row_width : int
-        The columns a row must have.
-    source : str
-        What makes such arrays, for the messages (``"BLEU.segment_statistics"``).
-    layout : str
-        Why ``row_width`` columns, for the message of a wrong width.
-    names : sequence of str
-        The columns' names, for the message naming a negative count.
-
-    Raises
-    ------
-    TypeError
-        If ``stats`` does not hold numbers (bools, strings, objects, complex).
-    ValueError
-        For another shape or width, fractional or non-finite values,
-        counts too large for int64, or a negative count (its row and column
-        named).
-    """
-    if isinstance(stats, (str, bytes)):
-        raise TypeError(f"{what} must be an integer array ({source}), got "
-                        f"{type(stats).__name__}")
-    array = np.asarray(stats)
-    kind = array.dtype.kind
-    if kind not in "iuf":
-        raise TypeError(f"{what} must be an integer array ({source}), got dtype {array.dtype}")
-    if array.ndim != ndim:
-        shape = "2-D, one row per segment" if ndim == 2 else f"one row of {row_width} counts"
-        raise ValueError(f"{what} must be {shape}; got shape {array.shape}")
-    if array.shape[-1] != row_width:
-        raise ValueError(f"{what} have {array.shape[-1]} columns; {layout}")
-    if kind == "f":
-        if not np.all(np.isfinite(array)) or np.any(array != np.floor(array)):
-            raise ValueError(f"{what} must hold whole counts; found fractional or non-finite "
-                             "values")
-        if array.size and np.abs(array).max() >= 2.0 ** 63:
-            raise ValueError(f"{what} hold counts too large for int64")
-    elif kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
-        raise ValueError(f"{what} hold counts too large for int64")
-    checked = np.ascontiguousarray(array, dtype=np.int64)
-    if checked.size and checked.min() < 0:
-        rows = checked.reshape(-1, row_width)
-        row, column = (int(i) for i in np.argwhere(rows < 0)[0])
-        raise ValueError(f"{what} hold negative counts (row {row}, {names[column]} = "
-                         f"{rows[row, column]})")
-    return checked
+__all__ = ["Metric", "Formula", "Score", "Signature", "checked_counts", "check_bootstrap"]
 
 
 def check_bootstrap(n_bootstrap) -> int:
@@ -300,6 +43,22 @@ def check_bootstrap(n_bootstrap) -> int:
 
 class Metric(ABC):
     """A metric: statistics extraction, a :class:`Formula` and a signature.
+
+    The input side of the seam is written here once.  A metric supplies one
+    batch hook, :meth:`column_statistics` (converted text columns of a batch
+    -> its statistics rows: the metric's tokenization and kernel), and the
+    checks of its references (:meth:`_check_references`); :meth:`corpus_score`,
+    :meth:`segment_statistics`, :meth:`sentence_scores`, :meth:`sentence_score`
+    and :meth:`accumulator` are this class's, over :meth:`statistics_batches`,
+    the one batch pipeline of every metric: inputs converted (Python lists a
+    batch at a time, while the pool counts the batches before), then each
+    batch's hook run whole on a thread of the pool (:mod:`fastbleu._kernels.threads`).
+
+    A metric whose statistics need a pass over the corpus first (NIST's
+    information weights, Doddington 2002) sets :attr:`corpus_pass` and
+    supplies :meth:`reference_counts`, :meth:`with_weights` and
+    :meth:`with_row_weights`; tables, Dask and accumulators call these for
+    every metric whose :attr:`corpus_pass` is true, and nothing else.
 
     Attributes
     ----------
@@ -328,6 +87,15 @@ class Metric(ABC):
     input_tokenizer_signature: str | None = None
     #: The most references a segment may have (None: no limit).
     max_references: int | None = None
+    #: Whether a segment's statistics depend on the references of the whole corpus (NIST's
+    #: information weights): the corpus is then one batch, and tables, Dask and
+    #: accumulators count :meth:`reference_counts` over the corpus first.
+    corpus_pass: ClassVar[bool] = False
+    num_refs: int | None = None
+    n_bootstrap: int | None = None
+    seed: str | None = None
+    #: References given to the constructor, converted once (``None``: none cached).
+    _ref_cache = None
 
     @abstractmethod
     def options(self) -> dict:
@@ -337,40 +105,275 @@ class Metric(ABC):
         workers and table jobs rebuild metrics this way.
         """
 
-    @abstractmethod
-    def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
-        """Statistics rows, one per segment: int64 ``(n_segments, formula.row_width)``."""
+    # -- the hooks a metric supplies ---------------------------------------------------
 
     @abstractmethod
     def column_statistics(self, hypotheses: TextColumn, references, *,
                           tokenizer=None,
                           buffers: BufferPairs | tuple[HashBuffer, HashBuffer] | None = None
                           ) -> np.ndarray:
-        """Statistics of already-converted text columns (the fast path of tables and Dask).
+        """The batch hook: statistics rows of already-converted text columns.
+
+        The one place a metric tokenizes and runs its kernel.  Tables and
+        Dask call it on their record batches, and :meth:`statistics_batches`
+        on the batches of every other input.
 
         Parameters
         ----------
         hypotheses : TextColumn
-        references : list of TextColumn
+        references : list of TextColumn, or the metric's cached references
             As long as ``hypotheses``; the caller has checked them.
         tokenizer : str, optional
             A tokenizer name for these rows instead of the metric's own.
         buffers : BufferPairs or (HashBuffer, HashBuffer), optional
             Hash scratch to reuse across calls: one pair, or pairs to borrow
-            from (:class:`~fastbleu.statistics.BufferPairs`; a table job
+            from (:class:`~fastbleu.statistics.tokens.BufferPairs`; a table job
             shares one among the record batches it scores side by side).
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape ``(len(hypotheses), formula.row_width)``.
         """
 
-    @abstractmethod
+    def _check_references(self, streams) -> int:
+        """The references' ``num_refs`` (sacrebleu's: per segment, ``-1`` when it varies),
+        after the metric's own limits (a metric with limits overrides this)."""
+        from ..statistics.tokens import check_references, reference_presence
+
+        present = reference_presence(streams)
+        limit = self.max_references
+        if limit is not None and present.sum(axis=0).max(initial=0) > limit:
+            raise ValueError(f"{self.name} takes at most {limit} references per segment"
+                             f"{self._limit_reason()}")
+        return check_references(present)
+
+    def _limit_reason(self) -> str:
+        """Why :attr:`max_references` holds (for its message), e.g. the option that sets it."""
+        return ""
+
+    def _convert(self, hypotheses, references):
+        """The whole input converted and checked: ``(hyps, refs)`` for :meth:`_rows`.
+
+        Records ``num_refs`` (and a metric's other facts of its input).  Text
+        by default (BLEU also takes token ids); ``references=None`` takes the
+        cached references.
+        """
+        from ..inputs.references import text_inputs
+
+        hyps, refs, num_refs = text_inputs(hypotheses, references, self._check_references,
+                                           self._ref_cache)
+        if num_refs is not None:
+            self.num_refs = num_refs
+        return hyps, refs
+
+    def _list_batches(self, hypotheses, references, threads: int):
+        """Python lists converted a batch at a time (``None`` for other inputs, or one batch)."""
+        from ..inputs.references import list_batches
+        from ..statistics.tokens import KERNEL_BATCH_SIZE
+
+        return list_batches(hypotheses, references, KERNEL_BATCH_SIZE, self._check_references,
+                            lambda: self._convert(hypotheses, references), self._seen_num_refs,
+                            threads)
+
+    def _seen_num_refs(self, num_refs: int) -> None:
+        self.num_refs = num_refs
+
+    def _inspect(self, hypotheses, n: int, state):
+        """Look at a converted batch of hypotheses (of ``n`` in all) before it is scored;
+        ``state`` is what the batches before returned (None at first).  BLEU warns here of
+        tokenized text, as sacrebleu does."""
+        return state
+
+    def _rows(self, hypotheses, references, first: int, last: int, buffers) -> np.ndarray:
+        """The rows of segments ``first:last`` of a converted input (:meth:`_convert`)."""
+        refs = [stream.slice(first, last) for stream in references] \
+            if isinstance(references, list) else references.slice(first, last)
+        return self.column_statistics(hypotheses.slice(first, last), refs, buffers=buffers)
+
+    # -- the corpus pass (NIST) ----------------------------------------------------------
+
+    def reference_counts(self, references, tokenizer=None):
+        """The summable reference counts of a piece of a corpus, for :meth:`with_weights`.
+
+        Only metrics with a :attr:`corpus_pass` have them.
+
+        Raises
+        ------
+        TypeError
+            For a metric without a corpus pass.
+        """
+        raise TypeError(f"{self.name} has no corpus pass (corpus_pass is False)")
+
+    def with_weights(self, weights) -> Metric:
+        """A copy that scores with the corpus weights of ``weights`` (the sum of the pieces'
+        :meth:`reference_counts`); only metrics with a :attr:`corpus_pass`."""
+        raise TypeError(f"{self.name} has no corpus pass (corpus_pass is False)")
+
+    def with_row_weights(self, parts) -> Metric:
+        """A copy for one batch of a table whose rows have their groups' weights: ``parts``
+        pairs rows (None: all) with fixed weights; only metrics with a :attr:`corpus_pass`."""
+        raise TypeError(f"{self.name} has no corpus pass (corpus_pass is False)")
+
+    # -- the batch pipeline, one for every metric ---------------------------------------
+
+    def statistics_batches(self, hypotheses, references=None) -> Iterator[np.ndarray]:
+        """The statistics rows of the input, a batch at a time, in order.
+
+        Python lists of text are converted a batch at a time while the pool's
+        threads count the batches before (conversion needs the GIL); other
+        inputs are converted at once and cut into batches of even sizes.
+        Each batch runs whole on one thread of the pool (one hand-over per
+        batch); an input of one batch runs here, without starting numba's
+        threads.  A metric with a :attr:`corpus_pass` scores its input as one
+        batch (its weights are those of the whole input).
+
+        Parameters
+        ----------
+        hypotheses, references
+            As for :meth:`corpus_score`.
+
+        Yields
+        ------
+        numpy.ndarray
+            int64 rows of consecutive segments.
+        """
+        from ..statistics.tokens import KERNEL_BATCH_SIZE, BufferPairs, even_bounds
+
+        pairs = BufferPairs()
+        threads = 1
+        large = isinstance(hypotheses, list) and len(hypotheses) > KERNEL_BATCH_SIZE
+        if large and not self.corpus_pass:
+            from .._kernels.threads import pool_size  # imports numba: large inputs use it
+
+            threads = pool_size()
+            batches = self._list_batches(hypotheses, references, threads)
+            if batches is not None:
+                yield from self._pooled(pairs, self._inspected(batches, len(hypotheses)))
+                return
+        hyps, refs = self._convert(hypotheses, references)
+        self._inspect(hyps, len(hyps), None)
+        n = len(hyps)
+        if n <= KERNEL_BATCH_SIZE or self.corpus_pass:
+            if n:
+                yield pairs.lend(self._rows)(hyps, refs, 0, n)
+            return
+        from .._kernels.threads import ordered_map, pool_size
+
+        bounds = even_bounds(n, KERNEL_BATCH_SIZE, pool_size())
+
+        def rows(k: int, pair) -> np.ndarray:
+            return self._rows(hyps, refs, bounds[k], bounds[k + 1], pair)
+
+        yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1))
+
+    def _inspected(self, batches, n: int):
+        state = None
+        for hyps, refs in batches:
+            state = self._inspect(hyps, n, state)
+            yield hyps, refs
+
+    def _pooled(self, pairs, batches) -> Iterator[np.ndarray]:
+        from .._kernels.threads import ordered_map
+
+        def rows(batch, pair) -> np.ndarray:
+            return self.column_statistics(*batch, buffers=pair)
+
+        yield from ordered_map(pairs.lend(rows), batches)
+
+    def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
+        """Statistics rows, one per segment.
+
+        Parameters
+        ----------
+        hypotheses : sequence of str or a string column
+            One hypothesis per segment (BLEU also takes token ids,
+            :class:`fastbleu.TokenIds`).
+        references : list of sequences of str, optional
+            Reference streams, each as long as ``hypotheses``; ``None``
+            entries are missing references.  Defaults to the cached ones.
+
+        Returns
+        -------
+        numpy.ndarray
+            int64, shape ``(n_segments, formula.row_width)``, columns named by
+            ``formula.statistics_names`` (in sacrebleu's order, so that a row
+            means the same in both tools).
+        """
+        batches = self.statistics_batches(hypotheses, references)
+        width = self.formula.row_width
+        if isinstance(hypotheses, list):  # rows straight into the result, not concatenated
+            out = np.empty((len(hypotheses), width), dtype=np.int64)
+            first = 0
+            for rows in batches:
+                out[first:first + len(rows)] = rows
+                first += len(rows)
+            return out
+        rows = list(batches)
+        if len(rows) == 1:
+            return rows[0]
+        return np.concatenate(rows) if rows else np.zeros((0, width), dtype=np.int64)
+
     def corpus_score(self, hypotheses, references, n_bootstrap: int = 1) -> Score:
-        """The corpus score: the formula of the summed statistics."""
+        """The corpus score: the formula of the summed statistics rows.
+
+        Parameters
+        ----------
+        hypotheses : sequence of str or a string column (BLEU: or token ids)
+        references : list of sequences of str, or None
+            Reference streams (``None`` entries are missing references), or
+            ``None`` for the cached ones.
+        n_bootstrap : int
+            With more than 1, also estimate the score's mean and 95 % confidence
+            interval from this many bootstrap resamples, as sacrebleu does (its
+            draws and seed, ``$SACREBLEU_SEED``); the score prints them and the
+            signature gains ``bs`` and ``seed``.  Resampled sums are exact (int64);
+            :func:`fastbleu.significance.score_with_confidence` offers sacrebleu's
+            float32 sums.  A metric with a corpus pass keeps the weights of the
+            whole input fixed.
+
+        Returns
+        -------
+        Score
+            The metric's score object (``BLEUScore``, ``CHRFScore``, ...).
+        """
+        if check_bootstrap(n_bootstrap) > 1:
+            return self._score_with_confidence(hypotheses, references, n_bootstrap)
+        formula = self.formula
+        total = np.zeros(formula.row_width, dtype=np.int64)
+        for rows in self.statistics_batches(hypotheses, references):
+            total += rows.sum(axis=0)
+        return formula.score(total, check=False)
+
+    def _score_with_confidence(self, hypotheses, references, n_bootstrap: int) -> Score:
+        """The corpus score with sacrebleu's bootstrap mean and 95 % interval (Koehn, 2004).
+
+        ``n_bootstrap`` resamples of the segments, with sacrebleu's draws and
+        seed (``$SACREBLEU_SEED``); sums are exact (int64).  Records
+        ``n_bootstrap`` and ``seed``, so the signature gains ``bs`` and ``seed``.
+        """
+        from ..significance import resampling
+
+        n_samples = resampling.check_count(n_bootstrap, "n_bootstrap")
+        resampling.resolve_seed()  # a bad $SACREBLEU_SEED before the statistics
+        stats = self.segment_statistics(hypotheses, references)
+        if not stats.shape[0]:
+            raise ValueError("no segments: resampling needs at least one")
+        formula = self.formula
+        score = formula.score(stats.sum(axis=0), check=False)
+        mean, ci, self.seed = resampling.confidence(stats, formula, n_samples)
+        score.set_confidence(mean, ci)
+        self.n_bootstrap = n_samples
+        return score
 
     def sentence_scores(self, hypotheses, references=None) -> np.ndarray:
         """The sentence score of every segment, vectorized: the formula of each row of
         :meth:`segment_statistics`.
 
         Element ``i`` equals ``sentence_score(hypotheses[i], [refs[i] for refs
-        in references]).score`` with the same options.
+        in references]).score`` with the same options (NIST: with the weights
+        of all ``references``, as mteval's segment scores, not of segment
+        ``i``'s alone).
 
         Returns
         -------
@@ -379,13 +382,21 @@ class Metric(ABC):
         """
         return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
 
+    def sentence_score(self, hypothesis: str, references) -> Score:
+        """The score of one hypothesis against its references (``None`` = missing)."""
+        from ..inputs.references import sentence_streams
+
+        hyps, streams = sentence_streams(hypothesis, references)
+        return self.formula.score(self.segment_statistics(hyps, streams)[0], check=False)
+
     def accumulator(self):
         """A new, empty :class:`~fastbleu.metrics.accumulator.Accumulator` of this metric.
 
         ``acc.update(hyps, refs)`` adds segments, ``acc.merge(other)`` adds
         another accumulator's (from another process: accumulators pickle),
         and ``acc.score()`` equals :meth:`corpus_score` of all of it
-        concatenated.
+        concatenated.  A metric with a corpus pass keeps its updates' tokens
+        and weighs them when scored.
         """
         from .accumulator import Accumulator
 

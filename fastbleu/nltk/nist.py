@@ -104,7 +104,7 @@ def nist_length_penalty(ref_len, hyp_len):
 
 def _order_sums(segments, n: int):
     """NLTK's per-order numerator and denominator sums and its two lengths."""
-    from .._kernels.nist import information_weights, segment_matches
+    from .._kernels.nist.table import information_weights, segment_matches
 
     weights = information_weights(segments.ref_keys, segments.ref_start, segments.ref_count,
                                   n, False, np.uint64(0))

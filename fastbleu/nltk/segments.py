@@ -27,9 +27,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._kernels.counting import row_width
-from .._kernels.hashing import finish_keys
-from ..text import is_string_type
+from .._kernels.bleu.counting import row_width
+from .._kernels.text.hashing import finish_keys
+from ..inputs.text import is_string_type
 
 __all__ = ["Segments", "prepare", "is_arrow"]
 
@@ -62,7 +62,7 @@ class Segments:
         ``match_n`` is NLTK's modified precision numerator; ``total_n`` is the
         number of hypothesis n-grams (NLTK's denominator is ``max(1, total_n)``).
         """
-        from .._kernels.counting import segment_statistics
+        from .._kernels.bleu.counting import segment_statistics
 
         out = np.empty((len(self), row_width(max_order)), dtype=np.int64)
         if len(self):

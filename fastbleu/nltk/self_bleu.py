@@ -22,10 +22,10 @@ from itertools import chain
 
 import numpy as np
 
-from .._kernels.hashing import finish_keys
-from .._kernels.nltk_formula import nltk_sentence_scores
-from ..metrics.bleu_pool import self_rows
-from ..statistics import Tokens
+from .._kernels.text.hashing import finish_keys
+from .._kernels.bleu.nltk_formula import nltk_sentence_scores
+from ..metrics.bleu.pool import self_rows
+from ..statistics.tokens import Tokens
 from .bleu import _UNIFORM_4, _bleu, _check_smoothing, _first_zero_orders, _fractions, \
     _weight_list
 from .precision import Fraction, brevity_penalty

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError
-from ..text import TextColumn, arrow_strings, as_text_column
+from ..inputs.text import TextColumn, arrow_strings, as_text_column
 
 
 def column_names(value, what: str) -> list[str]:

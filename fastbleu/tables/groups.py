@@ -64,7 +64,7 @@ def _valid_keys(dictionary, indices, name, first_row: int, errors: str):
     """The dictionary of a key column, checked to be UTF-8 (or repaired with U+FFFD)."""
     import pyarrow as pa
 
-    from ..text import valid_utf8
+    from ..inputs.text import valid_utf8
 
     try:
         dictionary.validate(full=True)

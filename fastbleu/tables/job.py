@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError, SegmentError
-from ..statistics import BufferPairs
-from ..text import as_text_column
+from ..statistics.tokens import BufferPairs
+from ..inputs.text import as_text_column
 from ..tokenizers import get_tokenizer
 from .columns import column_names, hypothesis_column, reference_streams
 from .groups import Groups, factorize

@@ -29,10 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import significance
+from ..significance import tests as significance
 from ..errors import InputError
 from ..progress import Progress
-from ..statistics import HashBuffer
+from ..statistics.tokens import HashBuffer
 from .columns import check_key_types, column_names, merged_types
 from .groups import factorize
 from .job import TableJob

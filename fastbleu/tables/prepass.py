@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..statistics import References
+from ..statistics.tokens import References
 from .columns import reference_streams
 from .groups import canonical_key, factorize
 from .metric_set import MetricSet
@@ -45,8 +45,7 @@ from .metric_set import MetricSet
 
 def nist_positions(metric_set: MetricSet) -> tuple[int, ...]:
     """Where the metrics with corpus-level weights (NIST) are in a metric set."""
-    return tuple(i for i, metric in enumerate(metric_set.metrics)
-                 if hasattr(metric, "reference_counts") and hasattr(metric, "with_weights"))
+    return tuple(i for i, metric in enumerate(metric_set.metrics) if metric.corpus_pass)
 
 
 def _keys_of(batch, columns: tuple, first_row: int, errors: str):
@@ -168,7 +167,7 @@ def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int =
 
     ``batches`` need hold only the job's reference columns and ``columns``.
     """
-    from ..statistics import HashBuffer
+    from ..statistics.tokens import HashBuffer
 
     columns = tuple(columns)
     metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
@@ -185,7 +184,7 @@ def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int =
         # the same counts: count them once.
         ids = _row_ids(batch, job.refs) if len(rows_of) > 1 else None
         for metric, per_group in zip(metrics, groups):
-            refs = References.tokenized(streams, metric._tokenizer, metric.lowercase, buffer)
+            refs = metric.tokenized_references(streams, buffer)
             same: dict = {}
             for key, rows in rows_of.items():
                 take = slice(None) if rows.size == batch.num_rows else rows
@@ -222,8 +221,6 @@ class WeightedMetricSet(MetricSet):
 
         Raises InputError for a row of a group the first pass did not see.
         """
-        import copy
-
         codes, keys = _keys_of(batch, self.weights.columns, first_row, self.errors)
         rows_of = _by_key(codes, keys)
         metrics = list(self.metrics)
@@ -235,8 +232,7 @@ class WeightedMetricSet(MetricSet):
                                      "over the table did not see; did the table change "
                                      "while it was read?")
                 parts.append((None if rows.size == batch.num_rows else rows, per_group[key]))
-            metrics[i] = copy.copy(metrics[i])
-            metrics[i]._batch_weights = parts  # [(rows or None, NISTWeights)]
+            metrics[i] = metrics[i].with_row_weights(parts)  # [(rows or None, NISTWeights)]
         return MetricSet(metrics)
 
 

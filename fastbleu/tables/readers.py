@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..text import valid_utf8
+from ..inputs.text import valid_utf8
 from .columns import check_same_types
 from .paths import CSV_SUFFIXES, JSON_SUFFIXES, PARQUET_SUFFIXES
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..metrics.base import Formula
+from ..metrics.formula import Formula
 
 
 def key_arrays(keys: list[str], key_types: dict, key_values: list[tuple]) -> list:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..text import TextColumn
+from ..inputs.text import TextColumn
 
 #: Distinct lines remembered across calls (sacrebleu's ``lru_cache`` holds 2**16).
 CACHE_SIZE = 1 << 16

@@ -1,0 +1,1 @@
+"""fastbleu._kernels.chrf."""

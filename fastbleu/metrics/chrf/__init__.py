@@ -1,0 +1,1 @@
+"""fastbleu.metrics.chrf."""
