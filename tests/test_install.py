@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import DATA, ROOT, read_lines
+from testkit.data import DATA, ROOT, read_lines
 from fastbleu import BLEU
 from fastbleu._kernels import cache
 from fastbleu._kernels.text import unicode_classes
@@ -31,7 +31,7 @@ from fastbleu._kernels.text import unicode_classes
 # Compile one small kernel (about a second), then report whether it came from the cache.
 _PROBE = textwrap.dedent("""
     import numpy as np
-    from fastbleu._kernels import hashing
+    from fastbleu._kernels.text import hashing
     hashing.finish(np.uint64(12345))
     print("hits", sum(hashing.finish.stats.cache_hits.values()))
     print("file", hashing.__file__)
@@ -68,7 +68,8 @@ def test_cache_goes_to_the_user_cache_folder_not_the_package(installed, tmp_path
     assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 0  # compiled
     assert _cache_files(installed) == []
     written = _cache_files(home / "fastbleu" / "numba")
-    assert written and all(p.parent.parent.name.startswith("_kernels_") for p in written)
+    # the probe's kernel is _kernels/text/hashing.py: its folder's name, then a hash
+    assert written and all(p.parent.parent.name.startswith("text_") for p in written)
     assert all(p.parent.name == cache.source_digest() for p in written)
     assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 1  # loaded from there
     assert _cache_files(installed) == []
@@ -78,8 +79,8 @@ def test_numba_cache_dir_is_honoured(installed, tmp_path):
     chosen = tmp_path / "numba-cache"
     assert _probe(installed, NUMBA_CACHE_DIR=str(chosen),
                   XDG_CACHE_HOME=str(tmp_path / "unused"))[0] == 0
-    source = (installed / "fastbleu" / "_kernels").resolve()
-    expected = chosen / f"_kernels_{hashlib.sha1(str(source).encode()).hexdigest()}"
+    source = (installed / "fastbleu" / "_kernels" / "text").resolve()
+    expected = chosen / f"text_{hashlib.sha1(str(source).encode()).hexdigest()}"
     assert _cache_files(chosen) and all(p.parent.parent == expected
                                         for p in _cache_files(chosen))
     assert not (tmp_path / "unused").exists()
@@ -93,7 +94,7 @@ def test_an_edit_to_any_kernel_file_gets_a_fresh_cache(installed, tmp_path):
     home = tmp_path / "xdg"
     assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 0  # compiled
     assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 1  # loaded
-    helper = installed / "fastbleu" / "_kernels" / "counting.py"  # not the probe's file
+    helper = installed / "fastbleu" / "_kernels" / "bleu" / "counting.py"  # not the probe's file
     helper.write_text(helper.read_text() + "\n# edited\n")
     assert _probe(installed, XDG_CACHE_HOME=str(home))[0] == 0  # compiled again
     codes = installed / "fastbleu" / "_native" / "codes.py"

@@ -15,9 +15,9 @@ from sacrebleu.metrics import BLEU as SacreBLEU, CHRF as SacreCHRF
 
 from fastbleu import pairwise
 from fastbleu.pairwise import bleu_matrix, chrf_matrix
-from conftest import WMT22_TOKENIZER, needs_wmt22, read_lines, wmt22_system, wmt22_systems
-from test_properties import examples, line
-from test_chrf import chrf_options
+from testkit.data import WMT22_TOKENIZER, needs_wmt22, read_lines, wmt22_system, wmt22_systems
+from testkit.text import examples, line
+from testkit.text import chrf_options
 
 
 def _loop(metric, candidates, references=None):

@@ -17,7 +17,7 @@ import threading
 import numba
 import pytest
 
-from conftest import DATA, read_lines
+from testkit.data import DATA, read_lines
 from fastbleu import BLEU
 from fastbleu._kernels import threads
 

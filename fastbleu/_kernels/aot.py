@@ -8,7 +8,7 @@ types); everything else, and every kernel not listed here, is numba's JIT
 compilation of the same functions, as before.  So the numbers have one
 implementation: the functions are the same Python source, compiled by the
 same numba and LLVM once ahead of time and once just in time
-(tests/test_native.py holds the two against each other).
+(tests/kernels/test_native.py holds the two against each other).
 
 The module records :func:`fastbleu._native.source_digest` of the source it was
 built from; a module built from other source (an edited checkout, another

@@ -18,7 +18,7 @@ where ``<key>`` names the source folder and a hash of its absolute path, the
 numba version and the Python implementation, so two installations, versions
 or source trees never share an index.  Each of these folders then has one
 subfolder per version of the kernels' source, ``src-<digest>``: a hash of the
-contents of every ``_kernels/*.py`` and of ``_native/codes.py``.  numba checks
+contents of every ``_kernels/**/*.py`` and of ``_native/codes.py``.  numba checks
 only the file of the function it loads, not the helpers compiled into it from
 other files (``hashing.py``, the tokenizers' helpers) nor the constants it
 froze, so an edit to one of those (``git pull`` in an editable install) would
@@ -53,13 +53,13 @@ _digest: list[str] = []
 
 
 def source_digest() -> str:
-    """``src-<sha1>`` of the kernels' source (every ``_kernels/*.py`` and ``_native/codes.py``),
+    """``src-<sha1>`` of the kernels' source (every ``_kernels/**/*.py`` and ``_native/codes.py``),
     so that a change to any file a kernel compiles in gets a cache folder of its own."""
     if not _digest:
         sha = hashlib.sha1()
-        files = sorted((PACKAGE_DIR / "_kernels").glob("*.py"))
+        files = sorted((PACKAGE_DIR / "_kernels").rglob("*.py"))
         for path in files + [PACKAGE_DIR / "_native" / "codes.py"]:
-            sha.update(path.name.encode() + b"\0")
+            sha.update(path.relative_to(PACKAGE_DIR).as_posix().encode() + b"\0")
             try:
                 sha.update(path.read_bytes())
             except OSError:  # unreadable: it still counts, as missing

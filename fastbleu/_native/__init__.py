@@ -19,7 +19,7 @@ here call that module when
 
 Anything else goes to numba's JIT kernels of :mod:`fastbleu._kernels`, which
 are imported then and only then.  Either way the numbers are those of one
-implementation; ``tests/test_native.py`` holds the two builds against each other.
+implementation; ``tests/kernels/test_native.py`` holds the two builds against each other.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ generator's stream with no buffer local to the call, so consecutive calls
 continue the stream exactly; boolean draws take 32 coins from each 32-bit
 word and drop the unused bits of the last word of every call, so flip chunks
 hold a whole number of 32-coin words (a multiple of ``32 / gcd(n, 32)``
-rows).  ``tests/test_significance.py`` checks both against one big draw.
+rows).  ``tests/significance/test_significance.py`` checks both against one big draw.
 All systems share the draws, as they do in sacrebleu with a fixed seed (with
 ``none``, sacrebleu draws afresh for every system; fastbleu once).
 
