@@ -96,16 +96,12 @@ import sys
 import time
 from pathlib import Path
 
-# The corpus and the helpers are bench_corpus.py's, so that both benchmarks
-# read exactly the same segments.
+# The corpus and the helpers are common.py's, so that the benchmarks read the same segments.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_corpus import (  # noqa: E402
-    DEFAULT_WMT_DIR,
-    cycle_to,
-    load_corpus,
-    peak_rss_mib,
-    wmt22_files,
-)
+import common  # noqa: E402
+from common import WMT22 as DEFAULT_WMT_DIR, cycle_to, load_corpus, peak_rss_mib, wmt22_files  # noqa: E402
+
+common.use_checkout()
 
 #: --metrics name -> (sacrebleu's word_order, its score name)
 METRICS = {"chrf": (0, "chrF2"), "chrf++": (2, "chrF2++")}
@@ -220,10 +216,15 @@ def main(argv: list[str] | None = None) -> int:
               "fastchrf": {"fastchrf"}, "sacrebleu": {"sacrebleu"}}[args.only]
 
     # -- corpus ------------------------------------------------------------------------
-    files = wmt22_files(args.wmt_dir)
     t0 = time.perf_counter()
-    base_hyps, base_refs = load_corpus(files)
-    hyps, refs = cycle_to(base_hyps, args.segments), cycle_to(base_refs, args.segments)
+    if common.have_wmt22(args.wmt_dir):
+        files = wmt22_files(args.wmt_dir)
+        base_hyps, base_refs = load_corpus(files)
+        hyps, refs = cycle_to(base_hyps, args.segments), cycle_to(base_refs, args.segments)
+    else:
+        print("SYNTHETIC data: no WMT22 (figures not comparable with the README's)")
+        files, (hyps, refs, _) = [], common.corpus(args.segments, args.wmt_dir)
+        base_hyps = hyps[:20_000]
     n = len(hyps)
     n_sacre = min(args.sacrebleu_segments, n)
     n_fastchrf = min(args.fastchrf_segments or n, n)
@@ -236,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     info: dict = {
         "python": platform.python_version(), "platform": platform.platform(),
         "cpu_count": os.cpu_count(), "segments": n, "base_segments": len(base_hyps),
-        "files": [[str(h), str(r)] for h, r in files], "metrics": args.metrics,
+        "files": [[h.name, r.name] for h, r in files], "metrics": args.metrics,
         "repeat": args.repeat, "sacrebleu_segments": n_sacre,
         "fastchrf_segments": n_fastchrf, "check_segments": n_check,
         "warmup_segments": args.warmup_segments,

@@ -41,6 +41,11 @@ after scoring minus before.  ``--profile`` times the pieces of
 ``corpus_score`` in a fresh single-thread process (``NUMBA_NUM_THREADS=1``,
 process time, best of ``--repeat``): converting the lists to text, the
 tokenizer kernel, and the counting kernel, in ns per segment.
+``--instructions`` counts the same pieces' instructions per segment with
+valgrind's callgrind on the first ``--instructions-segments`` (16,384)
+segments, one thread: a child runs each piece 1 and 3 times with the
+instrumentation switched on around it, and half the difference is one run
+(timings on a shared machine move by tens of percent; these counts do not).
 
 It reports seconds and segments per second for each, the ratio of
 fastbleu's throughput to sacrebleu's, the process's peak RSS
@@ -67,6 +72,10 @@ From the repository root (the machine should otherwise be idle)::
     python benchmarks/bench_corpus.py --only fastbleu        # clean peak RSS
     python benchmarks/bench_corpus.py --tokenize char --json benchmarks/results/char.json
     python benchmarks/bench_corpus.py --hyp sys.txt --ref ref.txt
+    python benchmarks/bench_corpus.py --only fastbleu --profile --rss --repeat 3
+    python benchmarks/bench_corpus.py --only fastbleu --instructions --segments 20000
+
+Without ``../shared/wmt22`` the corpus is ``common``'s synthetic one (said in the output).
 
 numba uses as many threads as ``NUMBA_NUM_THREADS`` allows (default: all
 cores); the number is printed with the results.
@@ -75,138 +84,32 @@ cores); the number is printed with the results.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
-import logging
 import os
-import platform
-import re
-import resource
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # this checkout's fastbleu, not whichever is installed
-DEFAULT_WMT_DIR = REPO.parent / "shared" / "wmt22"
-#: Target languages whose WMT22 BLEU uses the 13a tokenizer.
-TARGETS_13A = ("en", "de")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+from common import (  # noqa: E402
+    WMT22 as DEFAULT_WMT_DIR,
+    best_of,
+    clear_sacrebleu_cache,
+    cycle_to,
+    have_wmt22,
+    load_corpus,
+    peak_rss_mib,
+    wmt22_files,
+)
+
+common.use_checkout()
 TOKENIZERS = ("13a", "char", "none")
-_HYP_NAME = re.compile(r"^generaltest2022\.(?P<pair>[a-z]+-(?P<trg>[a-z]+))\.hyp\."
-                       r"(?P<system>.+)\.(?P=trg)$")
-
-
-# ---------------------------------------------------------------------------------------
-# Corpus
-# ---------------------------------------------------------------------------------------
-
-
-def read_lines(path: Path) -> list[str]:
-    """Lines of a UTF-8 file without their line ends (as sacrebleu's CLI reads them)."""
-    with open(path, encoding="utf-8", newline="\n") as f:
-        return [line.rstrip("\n") for line in f]
-
-
-def wmt22_files(wmt_dir: Path) -> list[tuple[Path, Path]]:
-    """(hypothesis file, reference file) for every 13a-target system output."""
-    hyp_dir, ref_dir = wmt_dir / "system-outputs", wmt_dir / "references"
-    if not hyp_dir.is_dir() or not ref_dir.is_dir():
-        raise SystemExit(f"error: {wmt_dir} has no system-outputs/ and references/ folders; "
-                         "pass --wmt-dir, or --hyp FILE --ref FILE")
-    pairs = []
-    for hyp in sorted(hyp_dir.iterdir()):
-        m = _HYP_NAME.match(hyp.name)
-        if not m or m["trg"] not in TARGETS_13A:
-            continue
-        refs = sorted(ref_dir.glob(f"generaltest2022.{m['pair']}.ref.*.{m['trg']}"))
-        if not refs:
-            print(f"warning: no reference for {hyp.name}; skipped", file=sys.stderr)
-            continue
-        pairs.append((hyp, refs[0]))
-    if not pairs:
-        raise SystemExit(f"error: no en/de system outputs found under {hyp_dir}")
-    return pairs
-
-
-def load_corpus(files: list[tuple[Path, Path]]) -> tuple[list[str], list[str]]:
-    """Concatenate aligned hypothesis/reference files."""
-    hyps: list[str] = []
-    refs: list[str] = []
-    cache: dict[Path, list[str]] = {}
-    for hyp_path, ref_path in files:
-        h = read_lines(hyp_path)
-        if ref_path not in cache:
-            cache[ref_path] = read_lines(ref_path)
-        r = cache[ref_path]
-        if len(h) != len(r):
-            raise SystemExit(f"error: {hyp_path} has {len(h)} lines but {ref_path} has "
-                             f"{len(r)}")
-        hyps.extend(h)
-        refs.extend(r)
-    if not hyps:
-        raise SystemExit("error: the corpus is empty")
-    return hyps, refs
-
-
-def cycle_to(lines: list[str], n: int) -> list[str]:
-    """Repeat ``lines`` until the list has ``n`` items (the strings are shared)."""
-    reps = -(-n // len(lines))
-    return (lines * reps)[:n]
-
-
-# ---------------------------------------------------------------------------------------
-# Measurement helpers
-# ---------------------------------------------------------------------------------------
-
-
-def peak_rss_mib() -> float:
-    """Peak resident set size of this process so far, in MiB."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports KiB, macOS bytes.
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-
-
-def best_of(repeat: int, fn, before=None, clock=time.perf_counter) -> tuple[float, object]:
-    """Best time of ``repeat`` calls of ``fn()`` by ``clock`` (wall by default) and the last result."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        if before is not None:
-            before()
-        gc.collect()
-        start = clock()
-        result = fn()
-        best = min(best, clock() - start)
-    return best, result
-
-
-def clear_sacrebleu_cache(metric) -> None:
-    """Empty the LRU caches sacrebleu's tokenizers keep on ``__call__`` (and zh's
-    ``_is_chinese_char``).
-
-    13a has two: its own and that of the regexp tokenizer it delegates to
-    (``_post_tokenizer``); both are class-level, so they outlive the metric
-    object and would make every run after the first faster than a fresh
-    process.
-    """
-    tokenizers = [metric.tokenizer, getattr(metric.tokenizer, "_post_tokenizer", None)]
-    for tokenizer in tokenizers:
-        for attr in ("__call__", "_is_chinese_char"):
-            fn = getattr(type(tokenizer), attr, None) if tokenizer is not None else None
-            if hasattr(fn, "cache_clear"):
-                fn.cache_clear()
+PIECES = ("convert", "tokenize", "count")
 
 
 def stats_of(score) -> tuple:
     return (tuple(score.counts), tuple(score.totals), score.sys_len, score.ref_len)
-
-
-def vm_hwm_mib() -> float:
-    """This process's peak RSS from ``/proc/self/status`` (VmHWM), in MiB; reset by exec."""
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def child(args, hyps: list[str], refs: list[str]) -> dict:
@@ -217,49 +120,82 @@ def child(args, hyps: list[str], refs: list[str]) -> dict:
     metric = fastbleu.BLEU(tokenize=args.tokenize)
     if args.child != "profile":
         getattr(metric, args.child)(hyps[:w], [refs[:w]])
-        before = vm_hwm_mib()
+        before = peak_rss_mib()
         t0 = time.perf_counter()
         getattr(metric, args.child)(hyps, [refs])
         return {"call": args.child, "seconds": time.perf_counter() - t0,
                 "peak_rss_mib_before": round(before, 1),
-                "peak_rss_mib_after": round(vm_hwm_mib(), 1),
-                "peak_rss_mib_added": round(vm_hwm_mib() - before, 1)}
-    # One thread: the pieces of corpus_score one after the other, by process time.
-    import numpy as np
-
-    from fastbleu.statistics import tokens as statistics
-    from fastbleu._kernels.bleu.counting import row_width, segment_statistics
-    from fastbleu.statistics.tokens import HashBuffer, References, tokenize
-    from fastbleu.inputs.text import as_text_column
-
-    # The batches corpus_score's kernels take (64k segments before issue 17).
-    size = getattr(statistics, "KERNEL_BATCH_SIZE", statistics.BATCH_SIZE)
-
-    metric.corpus_score(hyps[:w], [refs[:w]])
+                "peak_rss_mib_after": round(peak_rss_mib(), 1),
+                "peak_rss_mib_added": round(peak_rss_mib() - before, 1)}
+    metric.corpus_score(hyps[:w], [refs[:w]])  # compile or load the kernels
+    pieces = Pieces(metric, hyps, refs)
+    if args.instructions_runs is not None:  # under callgrind: count one piece
+        pieces.run_all(args.child_piece)
+        with common.instrumented():
+            for _ in range(args.instructions_runs):
+                pieces.run_all(args.child_piece)
+        return {"call": "instructions"}
     n = len(hyps)
-    best = {"convert": float("inf"), "tokenize": float("inf"), "count": float("inf")}
+    best = dict.fromkeys(PIECES, float("inf"))
     for _ in range(args.repeat):
-        spent = dict.fromkeys(best, 0.0)
-        buffers = HashBuffer(), HashBuffer()
-        for first in range(0, n, size):
-            last = min(n, first + size)
-            t0 = time.process_time()
-            h = as_text_column(hyps[first:last], "hypotheses")
-            r = as_text_column(refs[first:last], "references", allow_null=True)
-            t1 = time.process_time()
-            h = tokenize(h, metric.tokenizer, False, buffers[0])
-            r = References.tokenized([r], metric.tokenizer, False, buffers[1])
-            t2 = time.process_time()
-            stats = np.empty((last - first, row_width(4)), dtype=np.int64)
-            segment_statistics(h.hashes, h.start, h.count, r.hashes, r.start, r.count, 4, stats)
-            t3 = time.process_time()
-            spent["convert"] += t1 - t0
-            spent["tokenize"] += t2 - t1
-            spent["count"] += t3 - t2
+        spent = {piece: pieces.run_all(piece) for piece in PIECES}
         best = {k: min(best[k], spent[k]) for k in best}
-    return {"call": "profile", "batch_size": size, "ns_per_segment": {k: round(v / n * 1e9, 1)
-                                                  for k, v in best.items()},
+    return {"call": "profile", "batch_size": pieces.size,
+            "ns_per_segment": {k: round(v / n * 1e9, 1) for k, v in best.items()},
             "total_ns_per_segment": round(sum(best.values()) / n * 1e9, 1)}
+
+
+class Pieces:
+    """The three pieces of ``corpus_score``, batch by batch as it runs them, on one thread:
+    converting the lists, the tokenizer kernel (both sides), the counting kernel.  Private
+    modules on purpose: the profile times the pieces apart."""
+
+    def __init__(self, metric, hyps, refs):
+        import numpy as np
+
+        from fastbleu.statistics import tokens as statistics
+        from fastbleu._kernels.bleu.counting import row_width, segment_statistics
+        from fastbleu.statistics.tokens import HashBuffer, References, tokenize
+        from fastbleu.inputs.text import as_text_column
+
+        self.size = getattr(statistics, "KERNEL_BATCH_SIZE", statistics.BATCH_SIZE)
+        self.metric, self.hyps, self.refs = metric, hyps, refs
+        self.np, self.count_kernel, self.width = np, segment_statistics, row_width(4)
+        self.tokenize, self.references, self.as_text = tokenize, References, as_text_column
+        self.buffers = HashBuffer(), HashBuffer()
+        self.batches = [(f, min(len(hyps), f + self.size)) for f in range(0, len(hyps), self.size)]
+        self.text = [self._convert(f, l) for f, l in self.batches]
+        self.tokens = [self._tokenize(*t) for t in self.text[:1]]
+
+    def _convert(self, first, last):
+        return (self.as_text(self.hyps[first:last], "hypotheses"),
+                self.as_text(self.refs[first:last], "references", allow_null=True))
+
+    def _tokenize(self, h, r):
+        tok = self.metric.tokenizer
+        return (self.tokenize(h, tok, False, self.buffers[0]),
+                self.references.tokenized([r], tok, False, self.buffers[1]))
+
+    def run_all(self, piece: str) -> float:
+        """Process seconds of ``piece`` over every batch."""
+        spent = 0.0
+        for (first, last), text in zip(self.batches, self.text):
+            if piece == "convert":
+                t0 = time.process_time()
+                self._convert(first, last)
+                spent += time.process_time() - t0
+                continue
+            t0 = time.process_time()
+            h, r = self._tokenize(*text)
+            t1 = time.process_time()
+            if piece == "tokenize":
+                spent += t1 - t0
+                continue
+            stats = self.np.empty((last - first, self.width), dtype=self.np.int64)
+            t1 = time.process_time()
+            self.count_kernel(h.hashes, h.start, h.count, r.hashes, r.start, r.count, 4, stats)
+            spent += time.process_time() - t1
+        return spent
 
 
 def in_fresh_process(argv: list[str], what: str, threads: str | None = None) -> dict:
@@ -304,8 +240,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                    help="measure the peak RSS each fastbleu call adds, in fresh processes")
     p.add_argument("--profile", action="store_true",
                    help="time conversion, tokenizer and counting kernels, one thread")
+    p.add_argument("--instructions", action="store_true",
+                   help="count each piece's instructions per segment with valgrind's callgrind "
+                        "(one thread, the first --instructions-segments segments)")
+    p.add_argument("--instructions-segments", type=int, default=16_384)
     p.add_argument("--child", choices=("corpus_score", "sentence_scores", "profile"),
                    help=argparse.SUPPRESS)
+    p.add_argument("--child-piece", choices=PIECES, help=argparse.SUPPRESS)
+    p.add_argument("--instructions-runs", type=int, help=argparse.SUPPRESS)
     p.add_argument("--warmup-segments", type=int, default=1_000,
                    help="size of the untimed warm-up call (compiles or loads the kernels)")
     p.add_argument("--tokenize", choices=TOKENIZERS, default="13a", help="tokenizer")
@@ -332,16 +274,21 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     # Both libraries warn (through logging) when many hypotheses end in " .", as some
     # WMT lines do; the check still runs (default options), only the message is muted.
-    for name in ("fastbleu", "sacrebleu"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    common.quiet_logs()
     run_fast = args.only in ("all", "fastbleu")
     run_sacre = args.only in ("all", "sacrebleu")
 
     # -- corpus ------------------------------------------------------------------------
-    files = list(zip(args.hyp, args.ref)) if args.hyp else wmt22_files(args.wmt_dir)
     t0 = time.perf_counter()
-    base_hyps, base_refs = load_corpus(files)
-    hyps, refs = cycle_to(base_hyps, args.segments), cycle_to(base_refs, args.segments)
+    if args.hyp or have_wmt22(args.wmt_dir):
+        files = list(zip(args.hyp, args.ref)) if args.hyp else wmt22_files(args.wmt_dir)
+        base_hyps, base_refs = load_corpus(files)
+        hyps, refs = cycle_to(base_hyps, args.segments), cycle_to(base_refs, args.segments)
+        source = "--hyp/--ref files" if args.hyp else "WMT22"
+    else:
+        files, source = [], "SYNTHETIC data (no WMT22)"
+        hyps, refs, _ = common.corpus(args.segments, args.wmt_dir)
+        base_hyps = hyps[:20_000]
     load_seconds = time.perf_counter() - t0
     n = len(hyps)
     n_sacre = min(args.sacrebleu_segments, n)
@@ -349,23 +296,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         print(json.dumps(child(args, hyps, refs)))
         return 0
-    source = ("--hyp/--ref files" if args.hyp else str(args.wmt_dir))
     print(f"corpus: {len(files)} system output(s) from {source}: {len(base_hyps):,} segments, "
           f"cycled to {n:,} ({load_seconds:.1f} s to read)")
     print(f"tokenize={args.tokenize}, one reference, default options")
 
     results: list[dict] = []
     info: dict = {
-        "python": platform.python_version(), "platform": platform.platform(),
-        "cpu_count": os.cpu_count(), "tokenize": args.tokenize, "segments": n,
-        "base_segments": len(base_hyps), "files": [[str(h), str(r)] for h, r in files],
+        **common.machine_info(), "data": source, "tokenize": args.tokenize, "segments": n,
+        "base_segments": len(base_hyps), "files": [[h.name, r.name] for h, r in files],
         "repeat": args.repeat, "sacrebleu_segments": n_sacre,
         "sacrebleu_repeat": args.sacrebleu_repeat, "warmup_segments": args.warmup_segments,
         "peak_rss_mib_after_loading": round(rss_loaded, 1),
     }
 
     # -- fresh processes: memory, one-thread profile ------------------------------------
-    passed = [a for a in argv if a not in ("--rss", "--profile")]
+    passed = [a for a in argv if a not in ("--rss", "--profile", "--instructions")]
+    if args.instructions:
+        n_i = args.instructions_segments
+        base = [__file__, "--segments", str(n_i), "--tokenize", args.tokenize,
+                "--wmt-dir", str(args.wmt_dir), "--child", "profile", "--warmup-segments",
+                str(min(args.warmup_segments, n_i))]
+        counts = info["instructions_per_segment"] = {}
+        for piece in PIECES:
+            counts[piece] = round(common.instructions(
+                lambda runs, p=piece: base + ["--child-piece", p, "--instructions-runs",
+                                              str(runs)]) / n_i, 1)
+            print(f"callgrind, one thread, {n_i:,} segments: {piece} {counts[piece]:,.1f} "
+                  "instructions per segment", flush=True)
     if args.rss:
         calls = ["corpus_score"] + ([] if args.no_sentence else ["sentence_scores"])
         info["fresh_process_rss"] = [in_fresh_process(passed, call) for call in calls]
@@ -483,11 +440,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{check['abs_diff']:.3g}, same statistics: {check['same_statistics']} "
               f"-> {verdict}")
 
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"info": info, "results": results, "score_check": check}
-        args.json.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.json}")
+    common.write_json(args.json, {"info": info, "results": results, "score_check": check})
     return 1 if check is not None and not (check["abs_diff"] == 0
                                            and check["same_statistics"]) else 0
 

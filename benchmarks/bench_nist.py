@@ -25,12 +25,25 @@ fastbleu's times are the best of ``--repeat`` (default 3) after a warm-up
 call, so numba's compilation or cache loading is not timed; NLTK runs once.
 ``--segments`` cuts every file to its first lines (default: whole files).
 
+``--table`` measures a table instead (``--pairs`` default ``de-en en-de``): per
+pair, one in-memory table of every system's rows with the pair's two
+references (``system, hyp, ref, ref2``), ``score_table(table, refs=["ref",
+"ref2"], group_by="system", metrics=["nist"])`` in record batches of 65,536
+and 4,096 rows (NIST's first pass over the references included), against
+``metrics=["bleu"]`` (no first pass) and NLTK's ``corpus_nist`` per system.
+Every system's score must equal ``NIST().corpus_score`` of that system alone
+(``==``) at batch sizes 65,536, 4,096 and 97, and NLTK's to 1e-12 relative.
+
+Without ``../shared/wmt22`` both parts run on ``common``'s synthetic pairs (said in
+the output; only the code is measured then).
+
 Running it
 ----------
 From the repository root::
 
     python benchmarks/bench_nist.py --json benchmarks/results/nist.json
     python benchmarks/bench_nist.py --pairs de-en --segments 500   # quick look
+    python benchmarks/bench_nist.py --table --json benchmarks/results/nist-table.json
 """
 
 from __future__ import annotations
@@ -38,21 +51,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import platform
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-WMT22 = Path(os.environ.get("FASTBLEU_WMT22", ROOT.parent / "shared" / "wmt22"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
 
-
-def read(path: Path, limit: int | None) -> list[str]:
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        lines = [line.rstrip("\n") for line in handle]
-    return lines[:limit] if limit else lines
+common.use_checkout()
 
 
 def best_of(repeat: int, function, *args):
@@ -64,38 +70,101 @@ def best_of(repeat: int, function, *args):
     return best, value
 
 
+def pair_lists(pair: str, segments: int | None):
+    """A pair's systems by name and all its reference streams, cut to ``segments``."""
+    outputs, streams, what = common.pair_data(pair, references=2)
+    if common.have_wmt22():  # every reference of the pair, not just two
+        target = pair.split("-")[1]
+        streams = [common.read_lines(p) for p in sorted(
+            (common.WMT22 / "references").glob(f"generaltest2022.{pair}.ref.*.{target}"))]
+    cut = slice(None, segments)
+    return {k: v[cut] for k, v in outputs.items()}, [s[cut] for s in streams], what
+
+
+def run_table_pair(pair: str, repeat: int, tok, nltk_corpus_nist) -> dict:
+    import pyarrow as pa
+
+    from fastbleu import NIST, score_table
+
+    systems, refs, what = pair_lists(pair, None)
+    refs = refs[:2]
+    rows = {"system": [], "hyp": [], "ref": [], "ref2": []}
+    for name, hyps in systems.items():
+        rows["system"] += [name] * len(hyps)
+        rows["hyp"] += hyps
+        rows["ref"] += refs[0]
+        rows["ref2"] += refs[1]
+    table = pa.table(rows)
+    out = {"pair": pair, "data": what, "systems": len(systems), "rows": table.num_rows}
+
+    def scored(batch_size, metric="nist"):
+        return score_table(table, refs=["ref", "ref2"], group_by="system", metrics=[metric],
+                           batch_size=batch_size)
+
+    scored(1 << 16)  # warm-up
+    for batch_size in (1 << 16, 4096):
+        out[f"nist_table_{batch_size}_s"] = best_of(repeat, scored, batch_size)[0]
+    out["bleu_table_65536_s"] = best_of(repeat, scored, 1 << 16, "bleu")[0]
+    ref_tokens = [[tok(s[i]).split() for s in refs] for i in range(len(refs[0]))]
+    nltk_scores, nltk_time = {}, 0.0
+    for name, hyps in systems.items():
+        hyp_tokens = [tok(h).split() for h in hyps]
+        start = time.perf_counter()
+        nltk_scores[name] = nltk_corpus_nist(ref_tokens, hyp_tokens)
+        nltk_time += time.perf_counter() - start
+    out["nltk_s"] = nltk_time
+    worst, equal = 0.0, True
+    for batch_size in (1 << 16, 4096, 97):
+        for row in scored(batch_size).to_pylist():
+            equal = equal and row["score"] == NIST().corpus_score(systems[row["system"]],
+                                                                  refs).score
+            expected = nltk_scores[row["system"]]
+            worst = max(worst, abs(row["score"] - expected) / expected)
+    out["each_system_alone_equal"] = equal
+    out["max_rel_diff_vs_nltk"] = worst
+    out["vs_nltk"] = {k: nltk_time / out[k] for k in ("nist_table_65536_s", "nist_table_4096_s")}
+    print(json.dumps(out), flush=True)
+    if not (equal and worst < 1e-12):
+        raise SystemExit(f"error: NIST of the {pair} table differs: {out}")
+    return out
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pairs", nargs="+", default=["cs-en", "de-en", "en-de"])
+    parser.add_argument("--pairs", nargs="+", default=None,
+                        help="default: cs-en de-en en-de (--table: de-en en-de)")
+    parser.add_argument("--table", action="store_true", help="score_table of each pair")
     parser.add_argument("--segments", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
 
-    import numba
+    nltk = common.peer("nltk", required=True)  # noqa: F841
     from nltk.translate.nist_score import corpus_nist as nltk_corpus_nist
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    import fastbleu
     from fastbleu import NIST
     from fastbleu.nltk import corpus_nist
 
     tok = Tokenizer13a()
+    if args.table:
+        pairs = [run_table_pair(p, args.repeat, tok, nltk_corpus_nist)
+                 for p in args.pairs or ["de-en", "en-de"]]
+        common.write_json(args.json, {"info": common.machine_info(), "pairs": pairs})
+        return 0
     rows = []
     totals = {"nltk": 0.0, "fastbleu_nltk": 0.0, "fastbleu_text": 0.0, "fastbleu_cached": 0.0}
     warmed = False
     n_segments = 0
-    for pair in args.pairs:
-        target = pair.split("-")[1]
-        ref_paths = sorted((WMT22 / "references").glob(f"generaltest2022.{pair}.ref.*.{target}"))
-        streams = [read(path, args.segments) for path in ref_paths]
+    for pair in args.pairs or ["cs-en", "de-en", "en-de"]:
+        systems, streams, what = pair_lists(pair, args.segments)
+        print(what)
         ref_tokens = [[tok(s[i]).split() for s in streams] for i in range(len(streams[0]))]
         if not warmed:
             NIST(references=[s[:50] for s in streams]).corpus_score(streams[0][:50], None)
         t_cache, cached = best_of(args.repeat, lambda: NIST(references=streams))
         totals["fastbleu_cached"] += t_cache
-        for path in sorted((WMT22 / "system-outputs").glob(f"generaltest2022.{pair}.hyp.*")):
-            hyps = read(path, args.segments)
+        for system, hyps in systems.items():
             hyp_tokens = [tok(line).split() for line in hyps]
             if not warmed:
                 corpus_nist(ref_tokens[:50], hyp_tokens[:50])
@@ -109,7 +178,6 @@ def main(argv=None) -> int:
             t_cached, score_cached = best_of(args.repeat,
                                              lambda: cached.corpus_score(hyps, None).score)
             totals["fastbleu_cached"] += t_cached
-            system = path.name.split(".hyp.")[1].rsplit(".", 1)[0]
             rows.append({"pair": pair, "system": system, "segments": len(hyps),
                          "refs": len(streams), "nltk_s": t_nltk, "fastbleu_nltk_s": t_ours,
                          "fastbleu_text_s": t_text, "fastbleu_cached_s": t_cached,
@@ -137,13 +205,8 @@ def main(argv=None) -> int:
         "max_metric_rel_diff": max(r["metric_rel_diff"] for r in rows),
     }
     print(json.dumps(summary, indent=1))
-    if args.json:
-        result = {"benchmark": "bench_nist", "argv": sys.argv[1:], "summary": summary,
-                  "rows": rows, "numba_threads": numba.config.NUMBA_NUM_THREADS,
-                  "cpus": os.cpu_count(), "python": platform.python_version(),
-                  "fastbleu": fastbleu.__version__,
-                  "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    common.write_json(args.json, {"info": common.machine_info(argv=sys.argv[1:]),
+                                  "summary": summary, "rows": rows})
     return 0
 
 

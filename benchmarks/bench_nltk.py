@@ -74,8 +74,12 @@ import time
 import warnings
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-DEFAULT_WMT_DIR = REPO.parent / "shared" / "wmt22"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+common.use_checkout()
+REPO = common.REPO
+DEFAULT_WMT_DIR = common.WMT22
 TARGETS = ("en", "de")
 WEIGHTS = (0.25, 0.25, 0.25, 0.25)
 

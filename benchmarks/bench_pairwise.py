@@ -79,7 +79,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_corpus import DEFAULT_WMT_DIR, peak_rss_mib, read_lines  # noqa: E402
+import common  # noqa: E402
+from common import WMT22 as DEFAULT_WMT_DIR, peak_rss_mib, read_lines  # noqa: E402
+
+common.use_checkout()
 
 #: --metrics name -> (word_order, score name)
 METRICS = {"chrf": (0, "chrF2"), "chrf++": (2, "chrF2++")}

@@ -46,14 +46,15 @@ From the repository root (about 5 minutes)::
 
     python benchmarks/bench_self_bleu.py --json benchmarks/results/self-bleu.json
     python benchmarks/bench_self_bleu.py --skip-large      # only the 10k comparisons
+    NUMBA_NUM_THREADS=1 python benchmarks/bench_self_bleu.py --parts --repeat 20   # fastbleu's parts
 """
 
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
+import sys
 import platform
 import random
 import resource
@@ -63,16 +64,66 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-WMT22 = Path(os.environ.get("FASTBLEU_WMT22", ROOT.parent / "shared" / "wmt22"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+common.use_checkout()
 
 
 def english_lines() -> list[str]:
+    """Every WMT22 system output with an English target (the synthetic corpus without it)."""
+    if not common.have_wmt22():
+        print("SYNTHETIC data: no WMT22 (figures not comparable with the README's)")
+        return common.corpus(60_000)[0]
     lines = []
-    for path in sorted(glob.glob(str(WMT22 / "system-outputs" / "*.en"))):
-        with open(path, encoding="utf-8", newline="\n") as handle:
-            lines += [line.rstrip("\n") for line in handle]
+    for path in sorted((common.WMT22 / "system-outputs").glob("*.en")):
+        lines += common.read_lines(path)
     return lines
+
+
+def parts(repeat: int) -> dict:
+    """The parts of Self-BLEU on 10,000 sentences, in this process: ``SelfBLEU``'s token
+    numbering (``_tokens(..., key=str)``), the leave-one-out kernel (``self_rows``) and
+    the three public entry points; best of ``repeat`` calls by this thread's CPU time and
+    by wall time, and minor page faults per call.  Private names on purpose (a profile);
+    run with ``NUMBA_NUM_THREADS=1`` for single-threaded CPU times."""
+    import resource
+
+    from fastbleu import BLEU
+    from fastbleu.metrics.bleu.pool import self_rows
+    from fastbleu.nltk import SelfBLEU, SmoothingFunction, self_bleu
+    from fastbleu.nltk.self_bleu import _tokens
+
+    lines = english_lines()[:10_000]
+    tokens = [line.split() for line in lines]
+    method1 = SmoothingFunction().method1
+    bleu = BLEU(effective_order=True)
+    SelfBLEU(tokens[:50]).get_score()  # load or compile the kernels
+    self_bleu(tokens[:50], smoothing_function=method1)
+    bleu.self_scores(lines[:50])
+    keys = _tokens(tokens, "tokens", key=str)
+    calls = {
+        "_tokens(key=str)": lambda: _tokens(tokens, "tokens", key=str),
+        "self_rows": lambda: self_rows(keys, 4),
+        "SelfBLEU": lambda: SelfBLEU(tokens).get_score(),
+        "self_bleu": lambda: self_bleu(tokens, smoothing_function=method1),
+        "self_scores": lambda: bleu.self_scores(lines),
+    }
+    out = {}
+    for name, fn in calls.items():
+        cpu, wall = [], []
+        faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        for _ in range(repeat):
+            c, w = time.thread_time(), time.perf_counter()
+            fn()
+            cpu.append(time.thread_time() - c)
+            wall.append(time.perf_counter() - w)
+        faults = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / repeat
+        out[name] = {"cpu_ms": min(cpu) * 1e3, "wall_ms": min(wall) * 1e3,
+                     "minor_faults_per_call": faults}
+        print(f"{name:18s} cpu {min(cpu) * 1e3:6.1f} ms  wall {min(wall) * 1e3:6.1f} ms  "
+              f"{faults:6.0f} faults/call", flush=True)
+    return out
 
 
 def shuffled_cycle(lines: list[str], n: int, seed: int) -> list[str]:
@@ -103,8 +154,13 @@ def main() -> None:
     parser.add_argument("--nltk-sample", type=int, default=5)
     parser.add_argument("--sacrebleu-sample", type=int, default=3)
     parser.add_argument("--skip-large", action="store_true")
+    parser.add_argument("--parts", action="store_true",
+                        help="only fastbleu's parts on 10,000 sentences (best of --repeat)")
     parser.add_argument("--json")
     args = parser.parse_args()
+    if args.parts:
+        common.write_json(args.json, {"info": common.machine_info(), "parts": parts(args.repeat)})
+        return
     warnings.simplefilter("ignore")
 
     import numba

@@ -56,8 +56,12 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-WMT = Path(os.environ.get("FASTBLEU_WMT22", REPO.parent / "shared" / "wmt22"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
+
+common.use_checkout()
+REPO = common.REPO
+WMT = common.WMT22
 
 
 def _lines(path: Path) -> list[str]:

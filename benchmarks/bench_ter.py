@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Throughput of fastbleu's TER against sacrebleu's, and where fastbleu's time goes (issue 14).
+"""TER: fastbleu against sacrebleu on 100k WMT22 segments, by length, threads, profile.
 
 What is measured
 ----------------
 ``--parts`` selects any of four parts (default: all of them).
 
-``corpus``: the corpus of ``bench_corpus.py`` (read with its code): every
+``corpus``: the corpus of ``common.corpus``: every
 WMT22 system output with an English or German target (``../shared/wmt22``,
 41 systems, 74,617 segments), each paired with the first reference of its
 language pair, concatenated and cycled to ``--segments`` segments (default
@@ -46,22 +46,15 @@ slow on long segments).  Same rounds, same checks.
 
 ``profile`` (run in a child process with ``NUMBA_NUM_THREADS=1``): where one
 thread's time goes, as process time, best of ``--profile-repeat`` alternated
-runs, on the ``corpus`` segments (default options) and on each length:
-
-* conversion of the lists (``as_text_column``) and tokenization
-  (``fastbleu.statistics.tokenize`` for hypotheses, ``References.tokenized``
-  for references, as ``TER`` calls them; default and normalized options);
-* the kernel (``_statistics_chunk`` of ``fastbleu/_kernels/ter.py`` on all
-  segments, one thread), split with drivers written here from the kernel's
-  own njit pieces: an instrumented copy of the shift search records the
-  shifts each segment applies (its edits are checked against the kernel's),
-  then drivers replay those shifts doing only part of the work.  The kernel's
-  time splits into the first trace matrix and alignment of each segment,
-  the matrices and alignments after each applied shift, the bit-parallel
-  set-up (match masks and rows, only when the band holds the whole matrix),
-  the candidate enumeration, and the rest, the candidate distances (shifted
-  copies, then bit-parallel or banded edit distances): each is the
-  difference between two drivers' times, so small ones are noisy.
+calls of the public ``TER().corpus_score`` on prepared subsets: the corpus
+(default and normalized options), its segments of each kernel path alone
+(bit-parallel: the band holds the whole matrix and the reference has at most
+63 words; banded: the rest; the path is decided by the package's own
+``_band``/``_unbanded``), each language pair alone, and each length.  The
+finer split of the kernel (trace matrices, candidate enumeration, candidate
+distances) was measured once with instrumented copies of the shift search;
+those copies are gone (they would drift from the kernel), the figures are in
+the README.
 
 ``threads``: fastbleu alone (``--parts corpus --only fastbleu --configs
 default``) in two child processes, ``NUMBA_NUM_THREADS=1`` and the default
@@ -100,22 +93,23 @@ import time
 from pathlib import Path
 
 import numpy as np
-from numba import njit
 
-# The corpus and the helpers are bench_corpus.py's, so that the benchmarks read exactly
-# the same segments.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_corpus import (  # noqa: E402
-    DEFAULT_WMT_DIR,
+import common  # noqa: E402
+from common import (  # noqa: E402
+    WMT22 as DEFAULT_WMT_DIR,
     clear_sacrebleu_cache,
     cycle_to,
+    have_wmt22,
     load_corpus,
-    peak_rss_mib as peak_rusage_mib,
+    mean_words,
+    peak_rss_mib,
     read_lines,
     wmt22_files,
 )
 
-REPO = Path(__file__).resolve().parents[1]
+common.use_checkout()
+REPO = common.REPO
 PARTS = ("corpus", "lengths", "profile", "threads")
 #: --configs name -> (TER options, number of reference streams)
 CONFIGS = {"default": ({}, 1), "normalized": ({"normalized": True}, 1), "refs2": ({}, 2)}
@@ -137,20 +131,33 @@ def second_reference(ref_path: Path) -> Path:
     return later[0]
 
 
-def length_pairs(files: list[tuple[Path, Path]], target: int) -> tuple[list[str], list[str]]:
+def corpus_lists(files: list[tuple[Path, Path]], n: int) -> tuple[list[str], list[str]]:
+    """The corpus cycled to ``n`` segments: of ``files``, or synthetic without WMT22."""
+    if not files:
+        return common.corpus(n)[:2]
+    hyps, refs = load_corpus(files)
+    return cycle_to(hyps, n), cycle_to(refs, n)
+
+
+def length_pairs(files: list[tuple[Path, Path]], target: int, segments: int = 20_000
+                 ) -> tuple[list[str], list[str]]:
     """Pairs whose reference has about ``target`` words: consecutive segments of one system
     output (and their references) joined until the reference is long enough."""
     low, high = LENGTH_WINDOW[0] * target, LENGTH_WINDOW[1] * target
     hyps: list[str] = []
     refs: list[str] = []
-    cache: dict[Path, list[str]] = {}
-    for hyp_path, ref_path in files:
-        if ref_path not in cache:
-            cache[ref_path] = read_lines(ref_path)
+    if files:
+        cache: dict[Path, list[str]] = {}
+        for _, ref_path in files:
+            cache.setdefault(ref_path, read_lines(ref_path))
+        outputs = [(read_lines(h), cache[r]) for h, r in files]
+    else:
+        outputs = [common.corpus(min(segments, 20_000))[:2]]
+    for system, references in outputs:
         h_part: list[str] = []
         r_part: list[str] = []
         words = 0
-        for h, r in zip(read_lines(hyp_path), cache[ref_path]):
+        for h, r in zip(system, references):
             h_part.append(h.strip())
             r_part.append(r.strip())
             words += len(r.split())
@@ -174,24 +181,6 @@ def spread(values: list, count: int) -> list:
 def per_length(values: list[int], i: int) -> int:
     """The ``i``-th length's value of a per-length option (the last one repeats)."""
     return values[min(i, len(values) - 1)]
-
-
-def peak_rss_mib() -> float:
-    """Peak resident set size of this process so far, in MiB: ``VmHWM`` where Linux has it,
-    because ``ru_maxrss`` keeps the parent's peak across ``fork()`` and ``exec()`` (the
-    children of the thread comparison would report this script's own peak)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return peak_rusage_mib()
-
-
-def mean_words(lines: list[str]) -> float:
-    return float(np.mean([len(line.split()) for line in lines])) if lines else 0.0
 
 
 # ---------------------------------------------------------------------------------------
@@ -256,9 +245,11 @@ def score_check(mine, theirs) -> dict:
 
 
 def run_corpus(args, files, info: dict, runs: Runs, checks: dict, wanted: set) -> None:
-    base_hyps, base_refs = load_corpus(files)
-    hyps, refs = cycle_to(base_hyps, args.segments), cycle_to(base_refs, args.segments)
+    hyps, refs = corpus_lists(files, args.segments)
+    base_hyps = hyps if not files else load_corpus(files)[0]
     streams = [refs]
+    if "refs2" in args.configs and not files:
+        raise SystemExit("error: refs2 needs WMT22's second references; drop it from --configs")
     if "refs2" in args.configs:
         _, base_refs2 = load_corpus([(h, second_reference(r)) for h, r in files])
         streams.append(cycle_to(base_refs2, args.segments))
@@ -320,7 +311,7 @@ def run_lengths(args, files, info: dict, runs: Runs, checks: dict, wanted: set) 
     Fast, Sacre = tools(wanted, info)
     sets = {}
     for i, target in enumerate(args.lengths):
-        hyps, refs = length_pairs(files, target)
+        hyps, refs = length_pairs(files, target, args.segments)
         limit = per_length(args.length_segments, i)
         hyps, refs = spread(hyps, limit), spread(refs, limit)
         count = per_length(args.length_sacrebleu, i)
@@ -375,312 +366,52 @@ def tools(wanted: set, info: dict):
 
 
 # ---------------------------------------------------------------------------------------
-# The profile part: njit drivers built from the kernel's own pieces
+# The profile part: the public TER on prepared subsets, one thread
 # ---------------------------------------------------------------------------------------
 
-from fastbleu._kernels.ter.shifts import (MAX_SHIFT_CANDIDATES, MAX_SHIFT_DIST, MAX_SHIFT_SIZE,
-                                          _alignment, _band, _better, _bit_distance, _bit_rows,
-                                          _edit_matrix, _match_masks, _scratch, _shift_into,
-                                          _shifted_distance, _statistics_chunk, _unbanded)
 
+def bit_parallel(hyps: list[str], refs: list[str]) -> np.ndarray:
+    """Per segment, whether TER's kernel takes the bit-parallel path: the package's own
+    ``_band`` and ``_unbanded`` (``fastbleu._kernels.ter_distance``) on the word counts
+    (``str.split()``, the words of ``TER()``'s default tokenizer).  Private on purpose:
+    which path a segment takes is the profile's question."""
+    from fastbleu._kernels.ter.distance import _band, _unbanded
 
-@njit(nogil=True)
-def _search(words, ref, n, m, ratio, width, unbanded, distance, scratch, evaluate, checked,
-            counts):
-    """One step's shift search, the loop of ``translation_edits``.  With ``evaluate`` it
-    computes each candidate's distance as the kernel does and returns the best shift
-    ``(gain, length, start, target, full, checked)``; without, it only enumerates the
-    candidates.  ``checked`` counts the candidates of the whole sentence (its limit is
-    the sentence's, not the step's).
-
-    ``counts``: [candidates, bit-parallel distances, banded distances, checksum].
-    """
-    (_, shifted, _, align, hyp_errors, ref_errors, rows, cost, _, masks, moved,
-     vp, vn, last) = scratch
-    w = m + 1
-    buffer_a, buffer_b = rows[:w], rows[w:2 * w]
-    gain = 0
-    best_length, best_start, best_target = 0, 0, 0
-    full = False
-    for start_h in range(n):
-        for start_r in range(max(0, start_h - MAX_SHIFT_DIST),
-                             min(m, start_h + MAX_SHIFT_DIST + 1)):
-            length = 0
-            while length < MAX_SHIFT_SIZE and words[start_h + length] == ref[start_r + length]:
-                length += 1
-                if hyp_errors[start_h + length] != hyp_errors[start_h] and \
-                        ref_errors[start_r + length] != ref_errors[start_r] and \
-                        not start_h <= align[start_r] < start_h + length:
-                    previous = -1
-                    for offset in range(-1, length):
-                        target = 0 if start_r + offset == -1 else align[start_r + offset] + 1
-                        if target == previous:
-                            continue
-                        previous = target
-                        checked += 1
-                        counts[0] += 1
-                        if not evaluate:
-                            counts[3] += target + length  # keeps the loop's work alive
-                        else:
-                            wins_ties = gain == 0 or _better(length, start_h, target,
-                                                             best_length, best_start,
-                                                             best_target)
-                            limit = distance - gain - (0 if wins_ties else 1)
-                            if gain == 0:
-                                limit = distance - 1
-                            first = min(start_h, target)
-                            if unbanded:
-                                counts[1] += 1
-                                _shift_into(masks, n, start_h, length, target, moved)
-                                new = _bit_distance(moved, first, n, m, vp, vn, last)
-                            else:
-                                counts[2] += 1
-                                _shift_into(words, n, start_h, length, target, shifted)
-                                new = _shifted_distance(shifted, ref, n, m, ratio, width,
-                                                        cost, first, limit, buffer_a,
-                                                        buffer_b)
-                            if new <= limit:
-                                gain = distance - new
-                                best_length, best_start, best_target = length, start_h, target
-                    if checked >= MAX_SHIFT_CANDIDATES:
-                        full = True
-                        break
-                if n == start_h + length or m == start_r + length:
-                    break
-            if full:
-                break
-        if full:
-            break
-    return gain, best_length, best_start, best_target, full, checked
-
-
-@njit(nogil=True)
-def _grow(scratch, caps, n, m):
-    """``scratch`` large enough for ``n`` x ``m`` words (``caps``: its n, m, cells)."""
-    cells = (n + 1) * (m + 1)
-    if n > caps[0] or m > caps[1] or cells > caps[2]:
-        caps[0], caps[1], caps[2] = max(caps[0], n), max(caps[1], m), max(caps[2], cells)
-        return _scratch(caps[0], caps[1], caps[2])
-    return scratch
-
-
-@njit(nogil=True)
-def _instrumented(hh, hs, hc, rh, rs, rc, edits, steps, unbanded_out, shifts, shift_start,
-                  counts):
-    """The kernel's search, recording per segment its edits, steps (matrices computed),
-    whether it is bit-parallel, and the shifts applied (``shifts[k] = start, length,
-    target`` from ``shift_start[i]``)."""
-    caps = np.array([1, 1, 4])
-    scratch = _scratch(1, 1, 4)
-    k = 0
-    for i in range(hc.size):
-        n, m = hc[i], rc[i]
-        shift_start[i] = k
-        hyp, ref = hh[hs[i]:hs[i] + n], rh[rs[i]:rs[i] + m]
-        if m == 0:
-            edits[i], steps[i] = n, 0
-            continue
-        scratch = _grow(scratch, caps, n, m)
-        words, shifted, path, align, hyp_errors, ref_errors = scratch[:6]
-        cost, op, masks, vp, vn, last = scratch[7], scratch[8], scratch[9], scratch[11], \
-            scratch[12], scratch[13]
+    out = np.empty(len(hyps), np.bool_)
+    for i, (h, r) in enumerate(zip(hyps, refs)):
+        n, m = len(h.split()), len(r.split())
         ratio, width = _band(n, m)
-        unbanded = _unbanded(n, m, ratio, width)
-        unbanded_out[i] = unbanded
-        words[:n] = hyp
-        applied = 0
-        step = 0
-        checked = 0
-        while True:
-            step += 1
-            distance = _edit_matrix(words, ref, n, m, ratio, width, cost, op)
-            if not _alignment(op, n, m, path, align, hyp_errors, ref_errors):
-                distance = -1 - applied
-                break
-            if unbanded:
-                _match_masks(words, n, ref, m, masks)
-                _bit_rows(masks, n, m, vp, vn, last)
-            gain, length, start, target, full, checked = _search(
-                words, ref, n, m, ratio, width, unbanded, distance, scratch, True, checked,
-                counts)
-            if full or gain <= 0:
-                break
-            _shift_into(words, n, start, length, target, shifted)
-            words[:n] = shifted[:n]
-            shifts[k, 0], shifts[k, 1], shifts[k, 2] = start, length, target
-            k += 1
-            applied += 1
-        edits[i] = applied + distance
-        steps[i] = step
-    shift_start[hc.size] = k
-
-
-@njit(nogil=True)
-def _replay(hh, hs, hc, rh, rs, rc, shifts, shift_start, all_steps, bits, enumerate_,
-            counts):
-    """Part of the kernel's work on the recorded shifts: the trace matrix and alignment of
-    the first step (or of every step), with the bit-parallel rows, with the candidates
-    enumerated.  Returns the sum of the distances (so that nothing is optimized away)."""
-    caps = np.array([1, 1, 4])
-    scratch = _scratch(1, 1, 4)
-    total = 0
-    for i in range(hc.size):
-        n, m = hc[i], rc[i]
-        if m == 0:
-            continue
-        hyp, ref = hh[hs[i]:hs[i] + n], rh[rs[i]:rs[i] + m]
-        scratch = _grow(scratch, caps, n, m)
-        words, shifted, path, align, hyp_errors, ref_errors = scratch[:6]
-        cost, op, masks, vp, vn, last = scratch[7], scratch[8], scratch[9], scratch[11], \
-            scratch[12], scratch[13]
-        ratio, width = _band(n, m)
-        unbanded = _unbanded(n, m, ratio, width)
-        words[:n] = hyp
-        k = shift_start[i]
-        checked = 0
-        while True:
-            distance = _edit_matrix(words, ref, n, m, ratio, width, cost, op)
-            total += distance
-            if not _alignment(op, n, m, path, align, hyp_errors, ref_errors):
-                break
-            if bits and unbanded:
-                _match_masks(words, n, ref, m, masks)
-                _bit_rows(masks, n, m, vp, vn, last)
-                total += last[n]
-            if enumerate_:
-                checked = _search(words, ref, n, m, ratio, width, unbanded, distance, scratch,
-                                  False, checked, counts)[5]
-            if not all_steps or k == shift_start[i + 1]:
-                break
-            _shift_into(words, n, shifts[k, 0], shifts[k, 1], shifts[k, 2], shifted)
-            words[:n] = shifted[:n]
-            k += 1
-    return total
-
-
-def tokens_of(hyps: list[str], refs: list[str], options: dict):
-    """The token hashes TER's kernel reads (``TER``'s own tokenizers and calls)."""
-    from fastbleu import TER
-    from fastbleu.statistics.tokens import References, tokenize
-    from fastbleu.inputs.text import as_text_column
-
-    ter = TER(**options)
-    h = tokenize(as_text_column(hyps, "hypotheses"), ter._tokenizer, ter._lowercase)
-    r = References.tokenized([as_text_column(refs, "references", allow_null=True)],
-                             ter._ref_tokenizer, ter._lowercase)
-    return (np.ascontiguousarray(h.hashes.copy()), h.start.copy(), h.count.copy(),
-            np.ascontiguousarray(r.hashes.copy()), np.ascontiguousarray(r.start[0]),
-            np.ascontiguousarray(r.count[0]))
+        out[i] = m > 0 and bool(_unbanded(n, m, ratio, width))
+    return out
 
 
 def profile_set(name: str, hyps: list[str], refs: list[str], repeat: int,
-                tokenizer_configs: tuple[str, ...]) -> dict:
-    """Single-thread process time of each stage on these segments (best of ``repeat``),
-    with the system (kernel) part of each run: on this project's VM, first touches of
-    fresh memory are sometimes slow system time, which would read as slow code."""
-    import resource
-
+                configs: tuple[str, ...], split: bool) -> dict:
+    """One thread's process time (best of ``repeat``, the calls alternated) of
+    ``TER(...).corpus_score`` on these segments and, with ``split``, on the segments of each
+    kernel path alone."""
     from fastbleu import TER
-    from fastbleu.statistics.tokens import References, tokenize
-    from fastbleu.inputs.text import as_text_column
 
+    calls = {f"TER().corpus_score ({c})": (lambda o=CONFIGS[c][0]: TER(**o).corpus_score(
+        hyps, [refs])) for c in configs}
     out: dict = {"segments": len(hyps), "hyp_words_mean": mean_words(hyps),
                  "ref_words_mean": mean_words(refs)}
-    timings: dict[str, list[float]] = {}
-    system: dict[str, list[float]] = {}
-
-    def clock(label, fn):
-        gc.collect()
-        sys_start = resource.getrusage(resource.RUSAGE_SELF).ru_stime
-        start = time.process_time()
-        result = fn()
-        timings.setdefault(label, []).append(time.process_time() - start)
-        system.setdefault(label, []).append(
-            resource.getrusage(resource.RUSAGE_SELF).ru_stime - sys_start)
-        return result
-
-    hh, hs, hc, rh, rs, rc = tokens_of(hyps, refs, {})
-    n = hc.size
-    # Instrumented run first: the shifts to replay, and the counts.
-    edits = np.empty(n, np.int64)
-    steps = np.empty(n, np.int64)
-    unbanded = np.zeros(n, np.bool_)
-    shifts = np.empty((int(np.maximum(hc, rc).sum()) + 1, 3), np.int64)
-    shift_start = np.empty(n + 1, np.int64)
-    counts = np.zeros(4, np.int64)
-    _instrumented(hh, hs, hc, rh, rs, rc, edits, steps, unbanded, shifts, shift_start, counts)
-    rows = np.empty((n, 2), np.int64)
-    _statistics_chunk(hh, hs, hc, rh, rs.reshape(1, -1), rc.reshape(1, -1), rows, 0, n)
-    same = bool(np.array_equal(rows[:, 0], edits))
-    if not same:
-        raise SystemExit(f"error: the instrumented search disagrees with the kernel on {name} "
-                         f"({int((rows[:, 0] != edits).sum())} segments); the kernel changed, "
-                         "update _search in this script")
-    out.update({"instrumented_equals_kernel": same,
-                "steps_per_segment": float(steps.mean()),
-                "shifts_per_segment": float((steps - 1).clip(0).mean()),
-                "candidates_per_segment": counts[0] / n,
-                "bit_parallel_distances": int(counts[1]), "banded_distances": int(counts[2]),
-                "bit_parallel_segments": float(unbanded.mean()),
-                "refs_over_24_words": float((rc > 24).mean())})
-    scratch_counts = np.zeros(4, np.int64)
-    drivers = {
-        "first trace": lambda: _replay(hh, hs, hc, rh, rs, rc, shifts, shift_start,
-                                       False, False, False, scratch_counts),
-        "all traces": lambda: _replay(hh, hs, hc, rh, rs, rc, shifts, shift_start,
-                                      True, False, False, scratch_counts),
-        "all traces + bit rows": lambda: _replay(hh, hs, hc, rh, rs, rc, shifts, shift_start,
-                                                 True, True, False, scratch_counts),
-        "... + enumeration": lambda: _replay(hh, hs, hc, rh, rs, rc, shifts, shift_start,
-                                             True, True, True, scratch_counts),
-        "kernel": lambda: _statistics_chunk(hh, hs, hc, rh, rs.reshape(1, -1),
-                                            rc.reshape(1, -1), rows, 0, n),
-    }
-    # The kernel on the segments of each path alone: bit-parallel candidate distances
-    # (the band holds the whole matrix) or banded ones.
-    for label, keep in (("kernel, bit-parallel segments", unbanded),
-                        ("kernel, banded segments", ~unbanded)):
-        picked = np.flatnonzero(keep)
-        out[f"segments in '{label}'"] = int(picked.size)
-        if 0 < picked.size < n:
-            sub = tokens_of([hyps[i] for i in picked], [refs[i] for i in picked], {})
-            sub_rows = np.empty((picked.size, 2), np.int64)
-            drivers[label] = (lambda t=sub, o=sub_rows: _statistics_chunk(
-                t[0], t[1], t[2], t[3], t[4].reshape(1, -1), t[5].reshape(1, -1), o, 0,
-                o.shape[0]))
-    for _ in range(repeat):  # alternated, so that every driver sees the same load
-        for label, fn in drivers.items():
-            clock(label, fn)
-        for config in tokenizer_configs:
-            ter = TER(**CONFIGS[config][0])
-            hcol = clock(f"convert lists ({config})",
-                         lambda: (as_text_column(hyps, "hypotheses"),
-                                  as_text_column(refs, "references", allow_null=True)))
-            clock(f"tokenize hypotheses ({config})",
-                  lambda: tokenize(hcol[0], ter._tokenizer, ter._lowercase))
-            clock(f"tokenize references ({config})",
-                  lambda: References.tokenized([hcol[1]], ter._ref_tokenizer, ter._lowercase))
-            clock(f"TER().corpus_score ({config})", lambda: ter.corpus_score(hyps, [refs]))
-    best = {label: min(values) for label, values in timings.items()}
+    if split:
+        fast = bit_parallel(hyps, refs)
+        out["bit_parallel_segments"] = float(fast.mean())
+        out["refs_over_24_words"] = float(np.mean([len(r.split()) > 24 for r in refs]))
+        for label, keep in (("bit-parallel segments", fast), ("banded segments", ~fast)):
+            picked = np.flatnonzero(keep)
+            out[f"segments: {label}"] = int(picked.size)
+            if picked.size:
+                h, r = [hyps[i] for i in picked], [refs[i] for i in picked]
+                calls[f"TER().corpus_score, {label}"] = (
+                    lambda h=h, r=r: TER().corpus_score(h, [r]))
+    best = dict.fromkeys(calls, float("inf"))
+    for _ in range(repeat):
+        for label, fn in calls.items():
+            best[label] = min(best[label], common.timed(fn)[1])
     out["best_cpu_seconds"] = best
-    out["system_seconds_of_best"] = {label: system[label][timings[label].index(best[label])]
-                                     for label in best}
-    out["all_cpu_seconds"] = {label: [round(v, 4) for v in values]
-                              for label, values in timings.items()}
-    out["all_system_seconds"] = {label: [round(v, 4) for v in values]
-                                 for label, values in system.items()}
-    kernel = best["kernel"]
-    split = {
-        "first trace matrix + alignment": best["first trace"],
-        "trace matrix + alignment after each applied shift":
-            best["all traces"] - best["first trace"],
-        "bit-parallel rows (match masks + rows)":
-            best["all traces + bit rows"] - best["all traces"],
-        "candidate enumeration": best["... + enumeration"] - best["all traces + bit rows"],
-        "candidate distances (shifted copy + distance)": kernel - best["... + enumeration"],
-    }
-    out["kernel_split_seconds"] = split
-    out["kernel_split_share"] = {k: v / kernel for k, v in split.items()}
     return out
 
 
@@ -689,142 +420,41 @@ def run_profile(args, files, info: dict, sets: dict | None) -> dict:
 
     if numba.config.NUMBA_NUM_THREADS != 1:
         print("warning: the profile is meant for NUMBA_NUM_THREADS=1 "
-              f"(now {numba.config.NUMBA_NUM_THREADS}); tokenization uses every thread")
-    base_hyps, base_refs = load_corpus(files)
-    hyps, refs = cycle_to(base_hyps, args.segments), cycle_to(base_refs, args.segments)
-    # compile the drivers (not counted)
-    t0 = time.perf_counter()
-    profile_set("warm-up", hyps[:200], refs[:200], 1, ("default", "normalized"))
-    print(f"profile drivers compiled in {time.perf_counter() - t0:.1f} s")
+              f"(now {numba.config.NUMBA_NUM_THREADS})")
+    hyps, refs = corpus_lists(files, args.segments)
+    profile_set("warm-up", hyps[:200], refs[:200], 1, ("default", "normalized"), True)
     out = {"corpus": profile_set("corpus", hyps, refs, args.profile_repeat,
-                                 ("default", "normalized"))}
-    print_profile("corpus", out["corpus"])
+                                 ("default", "normalized"), True)}
+    if files:
+        pairs: dict[str, list] = {}
+        for hyp_path, ref_path in files:
+            pairs.setdefault(hyp_path.name.split(".")[1], []).append((hyp_path, ref_path))
+        for pair, pair_files in pairs.items():
+            h, r = load_corpus(pair_files)
+            out[f"pair {pair}"] = profile_set(pair, h, r, args.profile_repeat, ("default",),
+                                              False)
     for i, target in enumerate(args.lengths):
         if sets is not None and target in sets:
             h, r = sets[target][:2]
         else:
-            h, r = length_pairs(files, target)
+            h, r = length_pairs(files, target, args.segments)
             limit = per_length(args.length_segments, i)
             h, r = spread(h, limit), spread(r, limit)
         out[f"{target} words"] = profile_set(f"{target} words", h, r, args.profile_repeat,
-                                             ("default",))
-        print_profile(f"{target} words", out[f"{target} words"])
-    extras = {"kernel_by_pair": kernel_by_pair(files, args.profile_repeat),
-              "pool_pieces": pool_pieces(hyps, refs, args.profile_repeat)}
-    print_extras(extras)
-    return out, extras
-
-
-def kernel_by_pair(files, repeat: int) -> dict:
-    """The kernel alone (one thread, best of ``repeat``) on each language pair's segments of
-    the base corpus, with its reference lengths."""
-    pairs: dict[str, list] = {}
-    for hyp_path, ref_path in files:
-        pairs.setdefault(hyp_path.name.split(".")[1], []).append((hyp_path, ref_path))
-    out = {}
-    for pair, pair_files in pairs.items():
-        hyps, refs = load_corpus(pair_files)
-        hh, hs, hc, rh, rs, rc = tokens_of(hyps, refs, {})
-        rows = np.empty((hc.size, 2), np.int64)
-        best = float("inf")
-        for _ in range(repeat):
-            start = time.process_time()
-            _statistics_chunk(hh, hs, hc, rh, rs.reshape(1, -1), rc.reshape(1, -1), rows, 0,
-                              hc.size)
-            best = min(best, time.process_time() - start)
-        out[pair] = {"systems": len(pair_files), "segments": int(hc.size),
-                     "ref_words_mean": float(rc.mean()),
-                     "refs_over_24_words": float((rc > 24).mean()),
-                     "kernel_cpu_seconds": best, "segments_per_second": hc.size / best}
-    total = sum(x["kernel_cpu_seconds"] for x in out.values())
-    for x in out.values():
-        x["share_of_kernel_time"] = x["kernel_cpu_seconds"] / total
+                                             ("default",), True)
+    for name, p in out.items():
+        print_profile(name, p)
     return out
-
-
-def pool_pieces(hyps: list[str], refs: list[str], repeat: int, threads: int = 2) -> dict:
-    """The one-thread cost of each piece the thread pool would run with ``threads`` threads
-    (``TER`` cuts the corpus into batches, the pool each batch into pieces), and the wall
-    time of running them in order on ``threads`` free cores, each taking the next piece."""
-    import numba
-
-    from fastbleu._kernels import threads as pool
-    from fastbleu.statistics.tokens import BATCH_SIZE
-
-    saved = numba.config.NUMBA_NUM_THREADS
-    out: dict = {"threads": threads, "batches": []}
-    serial = parallel = 0.0
-    for first in range(0, len(hyps), BATCH_SIZE):
-        last = min(len(hyps), first + BATCH_SIZE)
-        hh, hs, hc, rh, rs, rc = tokens_of(hyps[first:last], refs[first:last], {})
-        rows = np.empty((hc.size, 2), np.int64)
-        numba.config.NUMBA_NUM_THREADS = threads  # only to ask where the pool would cut
-        try:
-            bounds = pool.chunk_bounds(hc.size, 64)
-        finally:
-            numba.config.NUMBA_NUM_THREADS = saved
-        costs = []
-        for low, high in zip(bounds[:-1], bounds[1:]):
-            best = float("inf")
-            for _ in range(repeat):
-                start = time.process_time()
-                _statistics_chunk(hh, hs, hc, rh, rs.reshape(1, -1), rc.reshape(1, -1), rows,
-                                  low, high)
-                best = min(best, time.process_time() - start)
-            costs.append(best)
-        free = [0.0] * threads
-        for cost in costs:  # each piece to the worker that is free first
-            free[free.index(min(free))] += cost
-        out["batches"].append({"segments": last - first, "piece_cpu_seconds": costs,
-                               "serial": sum(costs), "on_free_cores": max(free)})
-        serial += sum(costs)
-        parallel += max(free)
-    out["serial_seconds"], out["on_free_cores_seconds"] = serial, parallel
-    out["estimated_speed_up"] = serial / parallel if parallel else None
-    return out
-
-
-def print_extras(extras: dict) -> None:
-    print("\nkernel alone by language pair (one thread, process time):")
-    for pair, x in extras["kernel_by_pair"].items():
-        print(f"  {pair}: {x['segments']:,} segments ({x['systems']} systems), mean reference "
-              f"{x['ref_words_mean']:.1f} words, {x['refs_over_24_words']:.0%} over 24: "
-              f"{x['kernel_cpu_seconds']:.3f} s, {x['segments_per_second']:,.0f} seg/s, "
-              f"{x['share_of_kernel_time']:.0%} of the time")
-    pieces = extras["pool_pieces"]
-    print(f"pieces the pool would run with {pieces['threads']} threads (one-thread seconds):")
-    for batch in pieces["batches"]:
-        print(f"  batch of {batch['segments']:,}: "
-              + ", ".join(f"{c:.3f}" for c in batch["piece_cpu_seconds"])
-              + f" -> {batch['serial']:.3f} s serial, {batch['on_free_cores']:.3f} s on free "
-                "cores")
-    print(f"  estimated speed-up of {pieces['threads']} free cores on the kernel: "
-          f"{pieces['estimated_speed_up']:.2f}x")
 
 
 def print_profile(name: str, p: dict) -> None:
-    best = p["best_cpu_seconds"]
-    kernel = best["kernel"]
     print(f"\nprofile, one thread, process time, {name}: {p['segments']:,} segments, mean words "
-          f"{p['hyp_words_mean']:.1f} hyp / {p['ref_words_mean']:.1f} ref")
-    print(f"  {p['shifts_per_segment']:.2f} shifts and {p['candidates_per_segment']:.1f} "
-          f"candidates a segment; bit-parallel segments {p['bit_parallel_segments']:.1%}; "
-          f"candidate distances: {p['bit_parallel_distances']:,} bit-parallel, "
-          f"{p['banded_distances']:,} banded")
-    system = p["system_seconds_of_best"]
-    for label, seconds in best.items():
-        if not label.startswith(("first", "all", "...", "kernel")):
-            print(f"  {label:<45} {seconds:8.3f} s  {p['segments'] / seconds:>12,.0f} seg/s"
-                  f"  (system {system[label]:.3f} s)")
-    print(f"  {'kernel (translation_edits, one thread)':<45} {kernel:8.3f} s  "
-          f"{p['segments'] / kernel:>12,.0f} seg/s  (system {system['kernel']:.3f} s)")
-    for label in ("kernel, bit-parallel segments", "kernel, banded segments"):
-        if label in best:
-            count = p[f"segments in '{label}'"]
-            print(f"    {label:<43} {best[label]:8.3f} s  {count / best[label]:>12,.0f} seg/s"
-                  f"  ({count:,} segments)")
-    for label, seconds in p["kernel_split_seconds"].items():
-        print(f"    {label:<51} {seconds:7.3f} s  {seconds / kernel:6.1%}")
+          f"{p['hyp_words_mean']:.1f} hyp / {p['ref_words_mean']:.1f} ref"
+          + (f"; bit-parallel {p['bit_parallel_segments']:.1%}" if "bit_parallel_segments" in p
+             else ""))
+    for label, seconds in p["best_cpu_seconds"].items():
+        count = p.get(f"segments: {label.split(', ')[-1]}", p["segments"])
+        print(f"  {label:<55} {seconds:8.3f} s  {count / seconds:>12,.0f} seg/s ({count:,})")
 
 
 # ---------------------------------------------------------------------------------------
@@ -923,21 +553,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    for name in ("fastbleu", "sacrebleu"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+    common.quiet_logs()
     wanted = {"all": {"fastbleu", "sacrebleu"}, "fastbleu": {"fastbleu"},
               "sacrebleu": {"sacrebleu"}}[args.only]
-    files = wmt22_files(args.wmt_dir)
-    info: dict = {"python": platform.python_version(), "platform": platform.platform(),
-                  "cpu_count": os.cpu_count(), "parts": args.parts, "configs": args.configs,
-                  "repeat": args.repeat, "sacrebleu_repeat": args.sacrebleu_repeat,
-                  "load_average_start": os.getloadavg(),
-                  "started": time.strftime("%Y-%m-%d %H:%M:%S")}
-    try:
-        info["commit"] = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"],
-                                        capture_output=True, text=True).stdout.strip()
-    except OSError:
-        pass
+    files = wmt22_files(args.wmt_dir) if have_wmt22(args.wmt_dir) else []
+    if not files:
+        print(f"SYNTHETIC data: {args.wmt_dir} not found (figures not comparable with WMT22's)")
+    info = common.machine_info(parts=args.parts, configs=args.configs, repeat=args.repeat,
+                               sacrebleu_repeat=args.sacrebleu_repeat,
+                               data="WMT22" if files else "synthetic")
     runs = Runs()
     checks: dict = {}
     payload: dict = {"info": info}
@@ -950,8 +574,7 @@ def main(argv: list[str] | None = None) -> int:
         import numba
 
         if numba.config.NUMBA_NUM_THREADS == 1:
-            payload["profile"], extras = run_profile(args, files, info, sets)
-            payload.update(extras)
+            payload["profile"] = run_profile(args, files, info, sets)
         else:
             child_argv = ["--parts", "profile", "--only", "fastbleu", "--profile-repeat",
                           str(args.profile_repeat), "--length-segments",
@@ -959,11 +582,9 @@ def main(argv: list[str] | None = None) -> int:
                           *map(str, args.lengths)]
             result = child(args, child_argv, 1)
             payload["profile"] = result["profile"]
-            payload.update({key: result[key] for key in ("kernel_by_pair", "pool_pieces")})
     if "threads" in args.parts and "fastbleu" in wanted:
         payload["threads"] = run_threads(args)
     info["peak_rss_mib_at_end"] = round(peak_rss_mib(), 1)
-    info["load_average_end"] = os.getloadavg()
     results = runs.summary()
     payload.update(results=results, checks=checks)
 
@@ -985,10 +606,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"best and median of the runs (fastbleu {args.repeat}, sacrebleu "
               f"{min(args.sacrebleu_repeat, args.repeat)}); sacrebleu's segments/s are its "
               "slice's; CPU s = process time of the best run, all threads")
-    if "profile" in payload and numba_threads_of(info) != 1:
+    if "profile" in payload and info.get("numba_threads") != 1:
         for name, p in payload["profile"].items():
             print_profile(name, p)
-        print_extras(payload)
     if "threads" in payload:
         t = payload["threads"]
         print()
@@ -1014,12 +634,6 @@ def main(argv: list[str] | None = None) -> int:
                              encoding="utf-8")
         print(f"wrote {args.json}")
     return 0 if ok else 1
-
-
-def numba_threads_of(info: dict):
-    import numba
-
-    return info.get("numba_threads", numba.config.NUMBA_NUM_THREADS)
 
 
 if __name__ == "__main__":

@@ -64,8 +64,10 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import common  # noqa: E402
 
+common.use_checkout()
 from fastbleu import BLEU, TokenIds  # noqa: E402
 
 VOCAB = 32_000

@@ -43,8 +43,10 @@ Run from the repository root (the machine should otherwise be idle)::
     python benchmarks/bench_tokenizers.py --json benchmarks/results/tokenizers.json
     python benchmarks/bench_tokenizers.py --segments 50000 --only ja-mecab   # quick
     # on a busy machine: one thread's CPU time
-    NUMBA_NUM_THREADS=1 python benchmarks/bench_tokenizers.py --clock cpu \\
-        --json benchmarks/results/tokenizers-cpu.json
+    NUMBA_NUM_THREADS=1 python benchmarks/bench_tokenizers.py --clock cpu
+    # the tokenizer kernel alone, and a digest of its output (compare two trees with it)
+    NUMBA_NUM_THREADS=1 FASTBLEU_NO_AOT=1 python benchmarks/bench_tokenizers.py \\
+        --kernel-only 13a intl zh char none --repeat 5
 """
 
 from __future__ import annotations
@@ -58,12 +60,16 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))  # this checkout's fastbleu, not an installed one
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_corpus import best_of as _best_of, clear_sacrebleu_cache, stats_of  # noqa: E402
+import common  # noqa: E402
+from common import WMT22 as DEFAULT_WMT_DIR, best_of as _best_of, clear_sacrebleu_cache  # noqa: E402
 
-DEFAULT_WMT_DIR = REPO.parent / "shared" / "wmt22"
+common.use_checkout()
+REPO = common.REPO
+
+
+def stats_of(score) -> tuple:
+    return (tuple(score.counts), tuple(score.totals), score.sys_len, score.ref_len)
 KERNEL_TOKENIZERS = ("13a", "intl", "zh", "char")
 CORPORA = {"en,de": ("en", "de"), "zh": ("zh",)}
 
@@ -213,6 +219,51 @@ def bench_mecab(args, results: list[dict]) -> None:
           f"same: {same}", flush=True)
 
 
+def bench_kernel_only(args) -> dict:
+    """The tokenizer kernel alone on the base en/de corpus (74,617 segments a side, not
+    cycled), one reused hash buffer, process time, best of ``--repeat`` rounds (a round
+    times every tokenizer once), ns per segment of one side; and a SHA-256 of every
+    segment's token count and hashes: two trees that print the same digest tokenize the
+    corpus bit for bit alike.  Run it with ``NUMBA_NUM_THREADS=1``."""
+    import hashlib
+
+    import numpy as np
+
+    from fastbleu.statistics.tokens import KERNEL_BATCH_SIZE, HashBuffer, compact, tokenize
+    from fastbleu.inputs.text import as_text_column
+    from fastbleu.tokenizers import get_tokenizer
+
+    if common.have_wmt22(args.wmt_dir):
+        hyps, refs = common.load_corpus(common.wmt22_files(args.wmt_dir))
+    else:
+        hyps, refs, _ = common.corpus(74_617, args.wmt_dir)
+    n = len(hyps)
+    batches = [as_text_column(side[first:first + KERNEL_BATCH_SIZE], "text")
+               for side in (hyps, refs) for first in range(0, n, KERNEL_BATCH_SIZE)]
+    tokenizers = {name: get_tokenizer(name) for name in args.kernel_only}
+    buffer = HashBuffer()
+    out: dict = {}
+    for name, tok in tokenizers.items():  # warm up, and the digest
+        digest = hashlib.sha256()
+        for batch in batches:
+            t = compact(tokenize(batch, tok, False))
+            digest.update(t.count.astype(np.int64).tobytes())
+            digest.update(t.hashes.tobytes())
+        out[name] = {"digest": digest.hexdigest()[:16]}
+    best = dict.fromkeys(tokenizers, float("inf"))
+    for _ in range(args.repeat):
+        for name, tok in tokenizers.items():
+            t0 = time.process_time()
+            for batch in batches:
+                tokenize(batch, tok, False, buffer)
+            best[name] = min(best[name], time.process_time() - t0)
+    for name, seconds in best.items():
+        out[name]["ns_per_segment_one_side"] = round(seconds / (2 * n) * 1e9, 1)
+        print(f"{name}: {out[name]['ns_per_segment_one_side']:.1f} ns per segment of one side "
+              f"(best of {args.repeat}), digest {out[name]['digest']}", flush=True)
+    return out
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
@@ -228,6 +279,9 @@ def main(argv=None) -> int:
                    help="wall-clock time, or this process's CPU time (with NUMBA_NUM_THREADS=1 "
                         "the CPU time of one thread, which other jobs on a shared machine "
                         "disturb far less than the wall clock)")
+    p.add_argument("--kernel-only", nargs="+", metavar="TOK",
+                   help="only the tokenizer kernel of these tokenizers (e.g. 13a intl zh char "
+                        "none), per segment, with a digest of its output")
     p.add_argument("--json", type=Path, help="write the results here")
     args = p.parse_args(argv)
     global CLOCK
@@ -239,16 +293,16 @@ def main(argv=None) -> int:
     print(f"fastbleu from {__import__('fastbleu').__file__}; numba threads: "
           f"{numba.config.NUMBA_NUM_THREADS}; clock: {args.clock}", flush=True)
     results: list[dict] = []
+    if args.kernel_only:
+        common.write_json(args.json, {"info": common.machine_info(),
+                                      "kernel_only": bench_kernel_only(args)})
+        return 0
     if not args.only or set(args.only) & set(KERNEL_TOKENIZERS):
         bench_kernels(args, results)
     if not args.only or "ja-mecab" in args.only:
         bench_mecab(args, results)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        meta = {"date": time.strftime("%Y-%m-%d %H:%M:%S"), "argv": sys.argv,
-                "python": platform.python_version(), "cpus": os.cpu_count(),
-                "numba_threads": numba.config.NUMBA_NUM_THREADS, "clock": args.clock}
-        args.json.write_text(json.dumps({"meta": meta, "results": results}, indent=1) + "\n")
+    common.write_json(args.json, {"info": common.machine_info(argv=sys.argv, clock=args.clock),
+                                  "results": results})
     return 0
 
 

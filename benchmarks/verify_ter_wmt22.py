@@ -8,7 +8,7 @@ output of every pair in ``../shared/wmt22`` (67 systems, 127,579 segments,
 ``asian_support`` with ``normalized`` and ``no_punct``), and every reference
 set (each reference alone; with two references both, and a third stream,
 the first again, whose mean lengths are thirds), it compares, with
-``compare`` of ``tests/test_ter_wmt22.py``:
+``compare`` of ``tests/metrics/ter/test_ter_wmt22.py``:
 
 - every segment's statistics: ``TER.segment_statistics`` against sacrebleu's
   ``_extract_corpus_statistics`` (edits equal; the scaled mean reference
@@ -62,14 +62,15 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "tests"))  # testkit
+sys.path.insert(0, str(ROOT / "tests" / "metrics" / "ter"))  # test_ter_wmt22's comparison
 
 import sacrebleu  # noqa: E402
 from sacrebleu.metrics import TER as SacreTER  # noqa: E402
 
 import fastbleu  # noqa: E402
 from fastbleu import TER  # noqa: E402
-from conftest import WMT22, read_lines, wmt22_system, wmt22_systems  # noqa: E402
+from testkit.data import WMT22, read_lines, wmt22_system, wmt22_systems  # noqa: E402
 from test_ter_wmt22 import (CJK_OPTIONS, OPTION_SETS, agrees, compare,  # noqa: E402
                             memoized_sacrebleu_edits, option_label, reference_sets)
 

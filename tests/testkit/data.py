@@ -70,7 +70,7 @@ def wmt22_systems(pair: str) -> list[str]:
                   for p in (WMT22 / "system-outputs").glob(f"{prefix}*.{target}"))
 
 
-def reference_sets(pair: str, metric: str) -> list[list[str]]:
+def published_references(pair: str, metric: str) -> list[list[str]]:
     paths = wmt22_references(pair)
     which = metric.split("-")[1]
     if which != "all":

@@ -28,7 +28,7 @@ from sacrebleu.tokenizers.tokenizer_ter import TercomTokenizer
 
 from fastbleu import TER
 from testkit.data import needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
-from testkit.data import reference_sets  # the streams of one reference letter, or of all
+from testkit.data import published_references  # the streams of one reference letter, or of all
 
 pytestmark = needs_wmt22
 
@@ -82,7 +82,7 @@ def reference_sets(pair: str) -> Iterator[tuple[str, list[list[str]]]]:
     """``(label, streams)``: each reference alone, all of them, and with two references a
     third stream (the first again), so that the mean length is not an exact float."""
     letters = reference_letters(pair)
-    single = {letter: reference_sets(pair, f"ter-{letter}")[0] for letter in letters}
+    single = {letter: published_references(pair, f"ter-{letter}")[0] for letter in letters}
     for letter in letters:
         yield letter, [single[letter]]
     if len(letters) > 1:
@@ -200,7 +200,7 @@ def _sample(pair: str) -> tuple[list[str], list[tuple[str, list[list[str]]]]]:
     """The first system's short segments (:func:`short_segments`), and each of
     :func:`reference_sets` on those segments."""
     hyps = read_lines(wmt22_system(pair, wmt22_systems(pair)[0]))
-    keep = short_segments(pair, hyps, reference_sets(pair, "ter-all"))
+    keep = short_segments(pair, hyps, published_references(pair, "ter-all"))
     return [hyps[i] for i in keep], [(label, [[stream[i] for i in keep] for stream in streams])
                                      for label, streams in reference_sets(pair)]
 
@@ -223,7 +223,7 @@ def test_long_segments_equal_sacrebleu(sacrebleu_memo):
     150 (56 to 91 words; sacrebleu shifts words at most 50 positions)."""
     pair = "zh-en"
     hyps = read_lines(wmt22_system(pair, wmt22_systems(pair)[0]))[:150]
-    streams = reference_sets(pair, "ter-all")
+    streams = published_references(pair, "ter-all")
     keep = [i for i, hyp in enumerate(hyps) if len(hyp.split()) > 50]
     assert len(keep) >= 4 and max(len(hyps[i].split()) for i in keep) >= 90
     result = compare([hyps[i] for i in keep], [[streams[0][i] for i in keep]], {})
