@@ -91,6 +91,11 @@ class Metric(ABC):
     #: information weights): the corpus is then one batch, and tables, Dask and
     #: accumulators count :meth:`reference_counts` over the corpus first.
     corpus_pass: ClassVar[bool] = False
+    #: Segments per batch of :meth:`statistics_batches` (None: the kernels' default,
+    #: 16,384).  A metric whose segments cost far more (TER's edit distances) takes
+    #: fewer, so that a many-core pool gets many jobs and no thread is left with most
+    #: of the work.
+    batch_segments: ClassVar[int | None] = None
     num_refs: int | None = None
     n_bootstrap: int | None = None
     seed: str | None = None
@@ -172,7 +177,8 @@ class Metric(ABC):
         from ..inputs.references import list_batches
         from ..statistics.tokens import KERNEL_BATCH_SIZE
 
-        return list_batches(hypotheses, references, KERNEL_BATCH_SIZE, self._check_references,
+        return list_batches(hypotheses, references, self.batch_segments or KERNEL_BATCH_SIZE,
+                            self._check_references,
                             lambda: self._convert(hypotheses, references), self._seen_num_refs,
                             threads)
 
@@ -242,7 +248,8 @@ class Metric(ABC):
 
         pairs = BufferPairs()
         threads = 1
-        large = isinstance(hypotheses, list) and len(hypotheses) > KERNEL_BATCH_SIZE
+        size = self.batch_segments or KERNEL_BATCH_SIZE
+        large = isinstance(hypotheses, list) and len(hypotheses) > size
         if large and not self.corpus_pass:
             from .._kernels.threads import pool_size  # imports numba: large inputs use it
 
@@ -254,13 +261,13 @@ class Metric(ABC):
         hyps, refs = self._convert(hypotheses, references)
         self._inspect(hyps, len(hyps), None)
         n = len(hyps)
-        if n <= KERNEL_BATCH_SIZE or self.corpus_pass:
+        if n <= size or self.corpus_pass:
             if n:
                 yield pairs.lend(self._rows)(hyps, refs, 0, n)
             return
         from .._kernels.threads import ordered_map, pool_size
 
-        bounds = even_bounds(n, KERNEL_BATCH_SIZE, pool_size())
+        bounds = even_bounds(n, size, pool_size())
 
         def rows(k: int, pair) -> np.ndarray:
             return self._rows(hyps, refs, bounds[k], bounds[k + 1], pair)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -228,6 +227,14 @@ class TableJob:
         lent first; every batch borrows its scratch from one
         :class:`~fastbleu.statistics.BufferPairs`, so that it is reused
         from batch to batch, also by the batches that run side by side.
+
+        Each record batch runs whole on one thread of the pool
+        (:func:`fastbleu._kernels.threads.ordered_map`): its conversion, its
+        statistics and its own group sums (a :class:`Groups` of the batch),
+        as many batches side by side as the pool has threads.  The calling
+        thread only takes the next batches from the reader and merges each
+        batch's few group sums (exact int64, in row order), so nearly no
+        work is left serial and the sums are those of one batch at a time.
         """
         metrics = self.metric_set() if metrics is None else MetricSet.of(metrics)
         groups = Groups(metrics.width)
@@ -241,21 +248,29 @@ class TableJob:
                     row += batch.num_rows
 
         scratch = BufferPairs.of(buffers)
+        encoding_errors = self.encoding_errors
 
         def counted(item):
+            """One batch, whole, on a pool thread: its statistics and its own group sums."""
             batch, row = item
-            return batch, row, self.batch_statistics(batch, metrics, row, scratch)
-
-        def add(batch, row, counts):
+            counts = self.batch_statistics(batch, metrics, row, scratch)
             stats, refs_per_row, tokenizer_of_row, tokenizers = counts
+            part = Groups(metrics.width)
             if keys:
-                groups.check_key_types({k: batch.schema.field(k).type for k in keys}, row)
                 codes, key_values = factorize([batch.column(k) for k in keys], keys, row,
-                                              self.encoding_errors)
+                                              encoding_errors)
             else:
                 codes, key_values = np.zeros(batch.num_rows, dtype=np.int64), [()]
-            groups.add(codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers,
-                       (partition, row))
+            part.add(codes, key_values, stats, refs_per_row, tokenizer_of_row, tokenizers,
+                     (partition, row))
+            return batch, row, stats, part
+
+        def add(batch, row, stats, part):
+            # Here only the few rows of the batch's groups: a merge (exact, int64).
+            if keys:
+                groups.check_key_types({k: batch.schema.field(k).type for k in keys}, row)
+                part.key_types = groups.key_types
+            groups.merge(part)
             if on_batch is not None:
                 on_batch(batch, stats, row)
 
@@ -267,11 +282,12 @@ class TableJob:
             return groups
         from .._kernels.threads import ordered_map  # imports numba; a large table uses it
 
-        # Two batches at once on threads of their own: one's checks and conversion
-        # (Python, GIL) while the other's kernels run on the pool.
-        with ThreadPoolExecutor(2, thread_name_prefix="fastbleu-batch") as helpers:
-            for result in ordered_map(counted, itertools.chain(first, items), 2, helpers):
-                add(*result)
+        # Every batch whole on one pool thread (its kernels in one piece there), as
+        # many side by side as the pool has threads, while this thread only reads
+        # the next batches (pyarrow decodes them on its reader thread) and merges
+        # each batch's group sums.
+        for result in ordered_map(counted, itertools.chain(first, items)):
+            add(*result)
         return groups
 
     def scores(self, groups: Groups, metrics=None):
