@@ -41,6 +41,23 @@ def check_bootstrap(n_bootstrap) -> int:
     return int(n_bootstrap)
 
 
+class Tally:
+    """A count over the batches of one input, added to from the pool's threads."""
+
+    def __init__(self):
+        import threading
+
+        self._lock = threading.Lock()
+        self.total = 0
+
+    def add(self, count: int) -> tuple[int, int]:
+        """Add ``count``; return the total before and after."""
+        with self._lock:
+            before = self.total
+            self.total += count
+            return before, self.total
+
+
 class Metric(ABC):
     """A metric: statistics extraction, a :class:`Formula` and a signature.
 
@@ -185,11 +202,10 @@ class Metric(ABC):
     def _seen_num_refs(self, num_refs: int) -> None:
         self.num_refs = num_refs
 
-    def _inspect(self, hypotheses, n: int, state):
-        """Look at a converted batch of hypotheses (of ``n`` in all) before it is scored;
-        ``state`` is what the batches before returned (None at first).  BLEU warns here of
-        tokenized text, as sacrebleu does."""
-        return state
+    def _inspect(self, hypotheses, n: int, tally: Tally) -> None:
+        """Look at a converted batch of hypotheses (of ``n`` in all) before it is scored, on
+        the batch's pool thread; ``tally`` adds up counts over the batches of one input.
+        BLEU warns here of tokenized text, as sacrebleu does."""
 
     def _rows(self, hypotheses, references, first: int, last: int, buffers) -> np.ndarray:
         """The rows of segments ``first:last`` of a converted input (:meth:`_convert`)."""
@@ -256,12 +272,15 @@ class Metric(ABC):
             threads = pool_size()
             batches = self._list_batches(hypotheses, references, threads)
             if batches is not None:
-                yield from self._pooled(pairs, self._inspected(batches, len(hypotheses)))
+                tally = Tally()
+                yield from self._pooled(pairs, ((hyps, refs, tally, len(hypotheses))
+                                                for hyps, refs in batches))
                 return
         hyps, refs = self._convert(hypotheses, references)
-        self._inspect(hyps, len(hyps), None)
         n = len(hyps)
+        tally = Tally()
         if n <= size or self.corpus_pass:
+            self._inspect(hyps, n, tally)
             if n:
                 yield pairs.lend(self._rows)(hyps, refs, 0, n)
             return
@@ -270,21 +289,20 @@ class Metric(ABC):
         bounds = even_bounds(n, size, pool_size())
 
         def rows(k: int, pair) -> np.ndarray:
-            return self._rows(hyps, refs, bounds[k], bounds[k + 1], pair)
+            # the batch's own look at its hypotheses, on its pool thread (not serial here)
+            first, last = bounds[k], bounds[k + 1]
+            self._inspect(hyps.slice(first, last), n, tally)
+            return self._rows(hyps, refs, first, last, pair)
 
         yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1))
-
-    def _inspected(self, batches, n: int):
-        state = None
-        for hyps, refs in batches:
-            state = self._inspect(hyps, n, state)
-            yield hyps, refs
 
     def _pooled(self, pairs, batches) -> Iterator[np.ndarray]:
         from .._kernels.threads import ordered_map
 
         def rows(batch, pair) -> np.ndarray:
-            return self.column_statistics(*batch, buffers=pair)
+            hyps, refs, tally, n = batch
+            self._inspect(hyps, n, tally)
+            return self.column_statistics(hyps, refs, buffers=pair)
 
         yield from ordered_map(pairs.lend(rows), batches)
 

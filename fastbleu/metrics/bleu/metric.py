@@ -177,24 +177,24 @@ class BLEU(Metric):
                                  formula.ref_length_code, buffers)
         return super()._rows(hypotheses, references, first, last, buffers)
 
-    def _inspect(self, hypotheses, n: int, state):
+    def _inspect(self, hypotheses, n: int, tally) -> None:
         """sacrebleu's warning once 100 hypotheses end in a tokenized period (" ."), over
-        the batches of one input (``state``: the count of the batches before)."""
-        tokenized = state or 0
+        the batches of one input (``tally``: their count so far, see ``Metric._inspect``)."""
         if self._force or n < TOKENIZED_PERIODS or not isinstance(hypotheses, TextColumn):
-            return tokenized
-        starts, ends = hypotheses.offsets[:-1], hypotheses.offsets[1:]
-        ends = ends[ends - starts >= 2]
-        found = (hypotheses.data[ends - 1] == ord(".")) & \
-            (hypotheses.data[ends - 2] == ord(" "))
-        before, tokenized = tokenized, tokenized + int(found.sum())
-        if before < TOKENIZED_PERIODS <= tokenized:
+            return
+        offsets, data = hypotheses.offsets, hypotheses.data
+        ends = offsets[1:]
+        long_enough = ends - offsets[:-1] >= 2
+        last, before_last = np.maximum(ends - 1, 0), np.maximum(ends - 2, 0)
+        found = np.count_nonzero(long_enough & (data[last] == ord(".")) &
+                                 (data[before_last] == ord(" "))) if data.size else 0
+        before, after = tally.add(found)
+        if before < TOKENIZED_PERIODS <= after:
             logger.warning("That's 100 lines that end in a tokenized period ('.')")
             logger.warning("It looks like you forgot to detokenize your test data, which may "
                            "hurt your score.")
             logger.warning("If you insist your data is detokenized, or don't care, you can "
                            "suppress this message with the `force` parameter.")
-        return tokenized
 
     def column_statistics(self, hypotheses: TextColumn, references, *, tokenizer=None,
                           buffers=None) -> np.ndarray:
