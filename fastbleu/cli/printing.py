@@ -261,21 +261,33 @@ def _paired_note(test: str, n_samples: int, baseline: str) -> str:
         "delta.", ""])
 
 
+def paired_group_records(keys: list[str], key_values: list[tuple], names: list[list[str]],
+                         results: list[list], signatures: list[str], metric: str) -> list[dict]:
+    """sacrebleu's JSON record of every group and system of a paired test (one metric)."""
+    records = []
+    for values, group_names, group_results, signature in zip(key_values, names, results,
+                                                              signatures):
+        for name, result in zip(group_names, group_results):
+            record = {key: plain(value) for key, value in zip(keys, values)}
+            record.update({"system": plain(name), metric: asdict(result),
+                           "signature": signature})
+            records.append(record)
+    return records
+
+
+def dumped(records) -> str:
+    """JSON as fastbleu prints it (sacrebleu's indent; no NaN)."""
+    return json.dumps(records, indent=4, ensure_ascii=False, allow_nan=False)
+
+
 def paired_groups(keys: list[str], key_values: list[tuple], names: list[list[str]],
                   results: list[list], signatures: list[str], fmt: str, width: int, test: str,
                   n_samples: int, metric_name: str = "BLEU") -> str:
     """Paired tests per group of a table: one row per group and system."""
     metric = metric_name
     if fmt == "json":
-        records = []
-        for values, group_names, group_results, signature in zip(key_values, names, results,
-                                                                  signatures):
-            for name, result in zip(group_names, group_results):
-                record = {key: plain(value) for key, value in zip(keys, values)}
-                record.update({"system": plain(name), metric: asdict(result),
-                               "signature": signature})
-                records.append(record)
-        return json.dumps(records, indent=4, ensure_ascii=False, allow_nan=False)
+        return dumped(paired_group_records(keys, key_values, names, results, signatures,
+                                           metric))
     with_ci = any(r.mean is not None for group in results for r in group)
     header = keys + ["System", f"{metric} (μ ± 95% CI)" if with_ci else metric]
     rows = []

@@ -50,11 +50,10 @@ def table_scores(args, plan: Plan) -> str:
     arguments = {**_table_arguments(args, plan), "group_by": plan.keys, "doc": args.doc_column,
                  "tokenize_column": args.tokenize_column, "segments_out": args.segments_out}
     with user_values(*METRIC_ERRORS):  # the job's checks of the flags, before any reading
-        job = TableJob.create(arguments["hyp"], arguments["refs"], plan.keys, args.doc_column,
-                              args.tokenize_column, args.null_as_empty, args.encoding_errors,
-                              args.batch_size, None, arguments["metrics"])
-        if args.segments_out is not None:
-            job.check_segment_columns()
+        arguments["job"] = TableJob.planned(
+            arguments["hyp"], arguments["refs"], plan.keys, args.doc_column,
+            args.tokenize_column, args.null_as_empty, args.encoding_errors, args.batch_size,
+            None, arguments["metrics"], args.segments_out)
     result = score_groups(args, plan, arguments)
     short = args.short and args.format != "json"
     results = getattr(result, "results", [result])  # MetricScores: one GroupScores per metric
@@ -128,24 +127,24 @@ def table_paired(args, plan: Plan) -> str:
                          segment=args.segment_column, test=plan.test, n_samples=plan.n_samples,
                          seed=args.seed, sacrebleu_compat=args.sacrebleu_compat)
     short = args.short and args.format != "json"
+    found = found if isinstance(found, list) else [found]
+    if args.format == "json" and len(found) > 1:  # one record per group and system
+        return report.dumped(_merged_records([
+            report.paired_group_records(plan.keys, result.key_values, result.systems,
+                                        result.results, formatted(result.signatures, short),
+                                        result.metric_name) for result in found],
+            [result.metric_name for result in found]))
     reports = [report.paired_groups(plan.keys, result.key_values, result.systems,
                                     result.results, formatted(result.signatures, short),
                                     args.format, args.width, plan.test, plan.n_samples,
                                     result.metric_name)
-               for result in (found if isinstance(found, list) else [found])]
-    if len(reports) == 1:
-        return reports[0]
-    if args.format != "json":
-        return "\n\n".join(reports)
-    return _merged_paired_json(reports, [result.metric_name for result in found])
+               for result in found]
+    return reports[0] if len(reports) == 1 else "\n\n".join(reports)
 
 
-def _merged_paired_json(reports: list[str], names: list[str]) -> str:
+def _merged_records(tables: list[list[dict]], names: list[str]) -> list[dict]:
     """Paired tests of several metrics as one JSON list: sacrebleu's record per group and
     system with every metric's result, and ``signature`` an object of theirs."""
-    import json
-
-    tables = [json.loads(text) for text in reports]
     merged = []
     for records in zip(*tables):
         record = {k: v for k, v in records[0].items() if k != "signature"}
@@ -153,4 +152,4 @@ def _merged_paired_json(reports: list[str], names: list[str]) -> str:
             record[name] = own[name]
         record["signature"] = {name: own["signature"] for name, own in zip(names, records)}
         merged.append(record)
-    return json.dumps(merged, indent=4, ensure_ascii=False, allow_nan=False)
+    return merged

@@ -122,14 +122,15 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                  segments_out: str | None = None, null_as_empty: bool = False,
                  encoding_errors: str = "strict", progress: bool | None = False,
                  batch_size: int = 1 << 16, partition_rows: int = PARTITION_ROWS,
-                 metrics=None, **bleu_options) -> GroupScores | MetricScores:
+                 metrics=None, job: TableJob | None = None,
+                 **bleu_options) -> GroupScores | MetricScores:
     """:func:`score_table`'s work, returning the score object of every group (a
-    :class:`GroupScores`, or a :class:`MetricScores` for several metrics)."""
+    :class:`GroupScores`, or a :class:`MetricScores` for several metrics); ``job`` as for
+    :func:`fastbleu.tables.scoring.score_groups`."""
     require()
-    job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
-                          encoding_errors, batch_size, bleu_options, metrics)
-    if segments_out is not None:
-        job.check_segment_columns()
+    if job is None:
+        job = TableJob.planned(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
+                               encoding_errors, batch_size, bleu_options, metrics, segments_out)
     metric_set = job.metric_set()
     if segments_out is not None:  # before reading any footer: never an input, never a file
         check_directory(segments_out, source)

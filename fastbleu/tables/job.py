@@ -129,8 +129,31 @@ class TableJob:
         return get_metric(key, **options)
 
     def metric_set(self) -> MetricSet:
-        """New objects of this job's metrics, side by side (:class:`MetricSet`)."""
-        return MetricSet.build(self.metrics)
+        """This job's metrics, side by side (:class:`MetricSet`): built from their
+        ``(key, options)`` once in a process (a pickled job leaves them behind, and a Dask
+        worker builds its own once)."""
+        built = self.__dict__.get("_built")
+        if built is None:
+            built = MetricSet.build(self.metrics)
+            object.__setattr__(self, "_built", built)  # a cache, not a field of the job
+        return built
+
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_built", None)
+        return state
+
+    @classmethod
+    def planned(cls, hyp, refs, group_by, doc, tokenize_column, null_as_empty, encoding_errors,
+                batch_size, bleu_options=None, metrics=None, segments_out=None) -> TableJob:
+        """:meth:`create`, and with ``segments_out`` :meth:`check_segment_columns`: the one
+        plan of a table job, made before anything is read (the command line makes it, then
+        hands it to :func:`~fastbleu.tables.scoring.score_groups` or Dask's)."""
+        job = cls.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
+                         encoding_errors, batch_size, bleu_options, metrics)
+        if segments_out is not None:
+            job.check_segment_columns()
+        return job
 
     def batch_statistics(self, batch, metrics, first_row: int, buffers=None):
         """Statistics of one record batch, with each row's reference count and tokenizer.

@@ -123,14 +123,15 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                  *, tokenize_column: str | None = None, segments_out: str | None = None,
                  null_as_empty: bool = False, encoding_errors: str = "strict",
                  progress: bool | None = False, batch_size: int = 1 << 16, metrics=None,
-                 **bleu_options) -> GroupScores | MetricScores:
+                 job: TableJob | None = None, **bleu_options) -> GroupScores | MetricScores:
     """:func:`score_table`'s work, returning the score object of every group: a
-    :class:`GroupScores` for one metric, a :class:`MetricScores` for several."""
-    job = TableJob.create(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
-                          encoding_errors, batch_size, bleu_options, metrics)
-    if segments_out is not None:
-        job.check_segment_columns()
+    :class:`GroupScores` for one metric, a :class:`MetricScores` for several.
 
+    ``job`` is a plan made already (:meth:`TableJob.planned`, as the command line
+    makes it); then the arguments it holds are not read again."""
+    if job is None:
+        job = TableJob.planned(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
+                               encoding_errors, batch_size, bleu_options, metrics, segments_out)
     metric_set = job.metric_set()
     if segments_out is not None:
         check_writable(segments_out, source)
