@@ -296,13 +296,14 @@ def _batch_rows(hypotheses: TextColumn, references: References | list[TextColumn
 def even_bounds(n: int, batch_size: int, threads: int = 1) -> list[int]:
     """Bounds ``[0, ..., n]`` of batches of even sizes, at most ``batch_size`` segments.
 
-    The fewest such batches, but at least ``threads`` if each still has
+    The fewest such batches, but up to ``4 * threads`` if each still has
     ``batch_size // 2`` segments, so that a mid-size input keeps a many-core
-    pool busy.  Even sizes leave no small last batch: each batch is a pool
-    thread's job, and with the ahead-of-time kernels a job under
-    ``2 * MIN_CHUNK`` segments would run them holding the GIL.
+    pool busy to its end (a thread that finishes early takes another batch
+    instead of waiting for the slowest).  Even sizes leave no small last
+    batch: each batch is a pool thread's job, and with the ahead-of-time
+    kernels a job under ``2 * MIN_CHUNK`` segments would run them holding the GIL.
     """
-    pieces = max(1, -(-n // batch_size), min(threads, n // max(1, batch_size // 2)))
+    pieces = max(1, -(-n // batch_size), min(4 * threads, n // max(1, batch_size // 2)))
     return [n * k // pieces for k in range(pieces + 1)]
 
 
