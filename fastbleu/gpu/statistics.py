@@ -21,7 +21,6 @@ REF_LENGTHS = {"closest": 0, "shortest": 1, "average": 2}
 #: lcm(1..16): ``ref_length="average"`` rows carry the mean length times this.
 AVERAGE_SCALE = 720720
 MAX_AVERAGED_REFERENCES = 16
-_LAUNCH_CAP = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -46,6 +45,8 @@ class KernelLimits:
     collide : bool
         Start every n-gram's probe at the same table slot (a test of the
         tables' worst case; slow).
+    grid : int
+        The most blocks of a launch (the kernels loop over what is left).
     """
 
     short_tokens: int = 128
@@ -53,6 +54,7 @@ class KernelLimits:
     group: int = 32
     block: int = 256
     collide: bool = False
+    grid: int = 1 << 16
 
     def __post_init__(self):
         if not 0 <= self.short_tokens <= 256:
@@ -61,8 +63,8 @@ class KernelLimits:
         if slots != 0 and (slots < 64 or slots > 2048 or slots & (slots - 1)):
             raise ValueError(f"shared_slots must be 0 or a power of two from 64 to 2048, got "
                              f"{slots}")
-        if not 1 <= self.group <= 64 or not 1 <= self.block <= 1024:
-            raise ValueError("group must be 1..64 and block 1..1024 threads")
+        if not 1 <= self.group <= 64 or not 1 <= self.block <= 1024 or self.grid < 1:
+            raise ValueError("group must be 1..64 and block 1..1024 threads, grid at least 1")
 
 
 def id_streams(hypotheses, references, pad_id, eos_id) -> list[DeviceIds]:
@@ -219,7 +221,7 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
                                                                    stream=stream)
             matrix = dummy
         flags = offsets if offsets is not None else start[0]  # placeholders for unused args
-        grid = min(_LAUNCH_CAP, -(-n // tokens.GROUPS))
+        grid = min(limits.grid, -(-n // tokens.GROUPS))
         tokens.prepare_tokens[grid, tokens.GROUPS * group, stream](
             matrix, flags, ragged, length, n, valid if valid is not None else count[0],
             valid is not None, np.int64(ids.pad_id or 0), ids.pad_id is not None,
@@ -234,20 +236,20 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
         lists.append(array)
         keep.append(o)
     block_list, global_list, global_base = lists
-    threads = 256
-    counting.statistics_rows[-(-n // threads), threads, stream](
+    threads = limits.block
+    counting.statistics_rows[min(limits.grid, -(-n // threads)), threads, stream](
         count, n, max_order, ref_code, AVERAGE_SCALE, limits.short_tokens, limits.shared_slots,
         rows, category, block_list, global_list, global_base, summary)
     report = context.host(summary)
     _raise_for(report, tokens, n_streams)
     spread = np.uint64(0) if limits.collide else np.uint64(0xFFFFFFFFFFFFFFFF)
     if report[tokens.N_SHORT]:
-        grid = min(_LAUNCH_CAP, -(-n // counting.GROUPS))
+        grid = min(limits.grid, -(-n // counting.GROUPS))
         counting.count_short[grid, counting.GROUPS * group, stream](
             hashes, start, count, n, max_order, category, rows)
     if report[tokens.N_BLOCK]:
         k = int(report[tokens.N_BLOCK])
-        counting.count_shared[min(_LAUNCH_CAP, k), limits.block, stream](
+        counting.count_shared[min(limits.grid, k), limits.block, stream](
             hashes, start, count, max_order, block_list, k, spread, rows)
     if report[tokens.N_GLOBAL]:
         k = int(report[tokens.N_GLOBAL])
@@ -256,7 +258,7 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
             [context.empty(slots, np.int32) for _ in range(3)]
         keep.extend(o for _, o in tables)
         keys, refmax, cur, hyp = (a for a, _ in tables)
-        counting.count_global[min(_LAUNCH_CAP, k), limits.block, stream](
+        counting.count_global[min(limits.grid, k), limits.block, stream](
             hashes, start, count, max_order, global_list, global_base, k, keys, refmax, cur,
             hyp, spread, rows)
     if context.library is None:

@@ -75,74 +75,85 @@ def statistics_rows(count, n, max_order, ref_length, average_scale, short_tokens
     tally = cuda.shared.array(4, np.int64)
     offset = cuda.shared.array(4, np.int64)
     t = cuda.threadIdx.x
-    if t < 4:
-        tally[t] = 0
-    cuda.syncthreads()
-    i = cuda.blockIdx.x * cuda.blockDim.x + t
-    kind = NONE
-    local = 0
-    region = 0
-    region_at = 0
-    if i < n:
-        hyp_len = count[0, i]
-        closest_diff = _BIG
-        closest_len = -1
-        shortest = _BIG
-        total = 0
-        present = 0
-        ngrams = 0
-        for s in range(1, count.shape[0]):
-            ref_len = count[s, i]
-            if ref_len < 0:
-                continue
-            diff = abs(hyp_len - ref_len)
-            if diff < closest_diff or (diff == closest_diff and ref_len < closest_len):
-                closest_diff = diff
-                closest_len = ref_len
-            shortest = min(shortest, ref_len)
-            total += ref_len
-            present += 1
-            ngrams += min(ref_len, max_order)
-        out[i, 0] = hyp_len
-        if ref_length == REF_SHORTEST:
-            out[i, 1] = shortest if present else -1
-        elif ref_length == REF_AVERAGE:
-            out[i, 1] = total * (average_scale // max(present, 1))
-        else:
-            out[i, 1] = closest_len
-        for m in range(max_order):
-            out[i, 2 + m] = 0
-            out[i, 2 + max_order + m] = max(hyp_len - m, 0)
-        if present == 0:
-            cuda.atomic.min(summary, MISSING, i)
-        if hyp_len > 0 and ngrams > 0:
-            if hyp_len + total <= short_tokens:
-                kind = SHORT
-            elif 2 * total <= shared_slots:
-                kind = BLOCK
-            else:
-                kind = GLOBAL
-                region = table_size(total) + 1
-        category[i] = kind
-        if kind == SHORT:
-            cuda.atomic.add(tally, 0, 1)
-        elif kind == BLOCK:
-            local = cuda.atomic.add(tally, 1, 1)
+    for first in range(cuda.blockIdx.x * cuda.blockDim.x, n, cuda.gridDim.x * cuda.blockDim.x):
+        if t < 4:
+            tally[t] = 0
+        cuda.syncthreads()
+        i = first + t
+        kind = NONE
+        local = 0
+        region_at = 0
+        if i < n:
+            kind = _row(count, i, max_order, ref_length, average_scale, short_tokens,
+                        shared_slots, out, summary)
+            category[i] = kind
+            if kind == SHORT:
+                cuda.atomic.add(tally, 0, 1)
+            elif kind == BLOCK:
+                local = cuda.atomic.add(tally, 1, 1)
+            elif kind == GLOBAL:
+                local = cuda.atomic.add(tally, 2, 1)
+                total = 0
+                for s in range(1, count.shape[0]):
+                    total += max(count[s, i], 0)
+                region_at = cuda.atomic.add(tally, 3, table_size(total) + 1)
+        cuda.syncthreads()
+        if t == 0:  # one global atomic per block and list
+            cuda.atomic.add(summary, N_SHORT, tally[0])
+            offset[1] = cuda.atomic.add(summary, N_BLOCK, tally[1])
+            offset[2] = cuda.atomic.add(summary, N_GLOBAL, tally[2])
+            offset[3] = cuda.atomic.add(summary, GLOBAL_SLOTS, tally[3])
+        cuda.syncthreads()
+        if kind == BLOCK:
+            block_list[offset[1] + local] = i
         elif kind == GLOBAL:
-            local = cuda.atomic.add(tally, 2, 1)
-            region_at = cuda.atomic.add(tally, 3, region)
-    cuda.syncthreads()
-    if t == 0:  # one global atomic per block and list
-        cuda.atomic.add(summary, N_SHORT, tally[0])
-        offset[1] = cuda.atomic.add(summary, N_BLOCK, tally[1])
-        offset[2] = cuda.atomic.add(summary, N_GLOBAL, tally[2])
-        offset[3] = cuda.atomic.add(summary, GLOBAL_SLOTS, tally[3])
-    cuda.syncthreads()
-    if kind == BLOCK:
-        block_list[offset[1] + local] = i
-    elif kind == GLOBAL:
-        global_list[offset[2] + local] = i
-        global_base[offset[2] + local] = offset[3] + region_at
+            global_list[offset[2] + local] = i
+            global_base[offset[2] + local] = offset[3] + region_at
+        cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def _row(count, i, max_order, ref_length, average_scale, short_tokens, shared_slots, out,
+         summary):
+    """Row ``i``'s lengths, totals and zero matches; returns its kernel."""
+    hyp_len = count[0, i]
+    closest_diff = _BIG
+    closest_len = -1
+    shortest = _BIG
+    total = 0
+    present = 0
+    longest = 0
+    for s in range(1, count.shape[0]):
+        ref_len = count[s, i]
+        if ref_len < 0:
+            continue
+        diff = abs(hyp_len - ref_len)
+        if diff < closest_diff or (diff == closest_diff and ref_len < closest_len):
+            closest_diff = diff
+            closest_len = ref_len
+        shortest = min(shortest, ref_len)
+        total += ref_len
+        present += 1
+        longest = max(longest, ref_len)
+    out[i, 0] = hyp_len
+    if ref_length == REF_SHORTEST:
+        out[i, 1] = shortest if present else -1
+    elif ref_length == REF_AVERAGE:
+        out[i, 1] = total * (average_scale // max(present, 1))
+    else:
+        out[i, 1] = closest_len
+    for m in range(max_order):
+        out[i, 2 + m] = 0
+        out[i, 2 + max_order + m] = max(hyp_len - m, 0)
+    if present == 0:
+        cuda.atomic.min(summary, MISSING, i)
+    if hyp_len == 0 or longest == 0:
+        return NONE
+    if hyp_len + total <= short_tokens:
+        return SHORT
+    if 2 * total <= shared_slots:
+        return BLOCK
+    return GLOBAL
 
 
 @cuda.jit(device=True)
