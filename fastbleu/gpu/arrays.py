@@ -127,9 +127,11 @@ class Context:
         array, owner = self.empty(shape, dtype)
         if array.size:
             from .._kernels.cuda.reduce import fill
+            from .scores import threads
 
             flat = array.reshape(array.size)
-            fill[max(1, min(1024, (array.size + 255) // 256)), 256, self.stream](flat, value)
+            fill[max(1, min(1024, -(-array.size // threads()))), threads(), self.stream](flat,
+                                                                                     value)
         return array, owner
 
     def host(self, array) -> np.ndarray:

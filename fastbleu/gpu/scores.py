@@ -23,6 +23,14 @@ def _kernels():
     return cuda, formula, reduce
 
 
+def threads() -> int:
+    """Threads per block of the row kernels: 256, or 8 on the simulator (a Python thread
+    each)."""
+    from .._kernels.cuda.loader import simulated
+
+    return 8 if simulated() else 256
+
+
 def _rows(context, rows, width=None):
     view = context.view(rows, "rows")
     if len(view.shape) != 2 or (width is not None and view.shape[1] != width):
@@ -33,8 +41,8 @@ def _rows(context, rows, width=None):
     return view
 
 
-def _grid(n: int, threads: int = 256) -> int:
-    return max(1, min(1 << 16, -(-n // threads)))
+def _grid(n: int) -> int:
+    return max(1, min(1 << 16, -(-n // threads())))
 
 
 def sentence_scores(rows, formula=None):
@@ -66,7 +74,7 @@ def sentence_scores(rows, formula=None):
     if view.shape[0]:
         weights = cuda.to_device(np.ascontiguousarray(weights, dtype=np.float64),
                                  stream=context.stream)
-        kernels.bleu_scores[_grid(view.shape[0]), 256, context.stream](
+        kernels.bleu_scores[_grid(view.shape[0]), threads(), context.stream](
             view, order, smooth, value, effective, compensated, weights, float(scale), out)
     return context.result(out, owner)
 
@@ -78,7 +86,7 @@ def corpus_statistics(rows):
     view = context.view(rows, "rows")
     out, owner = context.full(view.shape[1], np.int64, 0)
     if view.shape[0]:
-        reduce.column_sums[_grid(view.shape[0]), 256, context.stream](view, out)
+        reduce.column_sums[_grid(view.shape[0]), threads(), context.stream](view, out)
     return context.result(out, owner)
 
 
@@ -126,7 +134,7 @@ def nltk_scores(rows, weights=_UNIFORM_4, smoothing_function=None, auto_reweigh=
     out, owner = context.empty(view.shape[0], np.float64)
     if view.shape[0]:
         w = cuda.to_device(np.asarray(weights, dtype=np.float64), stream=context.stream)
-        kernels.nltk_scores[_grid(view.shape[0]), 256, context.stream](
+        kernels.nltk_scores[_grid(view.shape[0]), threads(), context.stream](
             view, n, w, method, float(params.epsilon), float(params.alpha), float(params.k),
             bool(auto_reweigh and weights == _UNIFORM_4), out)
     return context.result(out, owner)

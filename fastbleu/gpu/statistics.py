@@ -66,6 +66,13 @@ class KernelLimits:
         if not 1 <= self.group <= 64 or not 1 <= self.block <= 1024 or self.grid < 1:
             raise ValueError("group must be 1..64 and block 1..1024 threads, grid at least 1")
 
+    @classmethod
+    def default(cls) -> KernelLimits:
+        """The defaults, with small blocks on the simulator (a Python thread per thread)."""
+        from .._kernels.cuda.loader import simulated
+
+        return cls(group=4, block=8, grid=4) if simulated() else cls()
+
 
 def id_streams(hypotheses, references, pad_id, eos_id) -> list[DeviceIds]:
     hyps = DeviceIds(hypotheses).with_defaults(pad_id, eos_id)
@@ -167,7 +174,7 @@ def bleu_statistics(hypotheses, references, *, max_order: int = 4, pad_id=None, 
     if ref_length not in REF_LENGTHS:
         raise ValueError(f"unknown ref_length {ref_length!r}; choose one of "
                          f"{', '.join(REF_LENGTHS)}")
-    limits = limits or KernelLimits()
+    limits = limits or KernelLimits.default()
     streams = id_streams(hypotheses, references, pad_id, eos_id)
     if ref_length == "average" and len(streams) - 1 > MAX_AVERAGED_REFERENCES:
         raise ValueError(f"ref_length='average' takes at most {MAX_AVERAGED_REFERENCES} "

@@ -36,8 +36,8 @@ def column_sums(rows, out):
     t = cuda.threadIdx.x
     width = rows.shape[1]
     for c0 in range(0, width, MAX_COLUMNS):
-        if t < MAX_COLUMNS:
-            block[t] = 0
+        for c in range(t, MAX_COLUMNS, cuda.blockDim.x):
+            block[c] = 0
         cuda.syncthreads()
         for c in range(c0, min(width, c0 + MAX_COLUMNS)):
             local = 0
@@ -46,8 +46,9 @@ def column_sums(rows, out):
             if local != 0:
                 cuda.atomic.add(block, c - c0, local)
         cuda.syncthreads()
-        if t < min(MAX_COLUMNS, width - c0) and block[t] != 0:
-            cuda.atomic.add(out, c0 + t, block[t])
+        for c in range(t, min(MAX_COLUMNS, width - c0), cuda.blockDim.x):
+            if block[c] != 0:
+                cuda.atomic.add(out, c0 + c, block[c])
         cuda.syncthreads()
 
 
@@ -95,8 +96,8 @@ def bootstrap_sums(stats, seed, first, draws_per_block, sums):
     width = stats.shape[1]
     b = cuda.blockIdx.y
     resample = first + b
-    if t < MAX_COLUMNS:
-        block[t] = 0
+    for c in range(t, width, cuda.blockDim.x):
+        block[c] = 0
     for c in range(width):
         local[c] = 0
     cuda.syncthreads()
@@ -110,8 +111,9 @@ def bootstrap_sums(stats, seed, first, draws_per_block, sums):
         if local[c] != 0:
             cuda.atomic.add(block, c, local[c])
     cuda.syncthreads()
-    if t < width and block[t] != 0:
-        cuda.atomic.add(sums, (b, t), block[t])
+    for c in range(t, width, cuda.blockDim.x):
+        if block[c] != 0:
+            cuda.atomic.add(sums, (b, c), block[c])
 
 
 @cuda.jit
