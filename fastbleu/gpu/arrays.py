@@ -48,6 +48,14 @@ def on_device(value) -> bool:
         return False
 
 
+def threads() -> int:
+    """Threads per block of the row kernels: 256, or 8 on the simulator (a Python thread
+    each)."""
+    from .._kernels.cuda.loader import simulated
+
+    return 8 if simulated() else 256
+
+
 class Context:
     """Where a call's kernels run and who allocates: the library of its first CUDA input.
 
@@ -127,7 +135,6 @@ class Context:
         array, owner = self.empty(shape, dtype)
         if array.size:
             from .._kernels.cuda.reduce import fill
-            from .scores import threads
 
             flat = array.reshape(array.size)
             fill[max(1, min(1024, -(-array.size // threads()))), threads(), self.stream](flat,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import Context, on_device
+from .arrays import Context, on_device, threads
 
 _UNIFORM_4 = (0.25, 0.25, 0.25, 0.25)
 
@@ -21,14 +21,6 @@ def _kernels():
     from .._kernels.cuda.loader import cuda
 
     return cuda, formula, reduce
-
-
-def threads() -> int:
-    """Threads per block of the row kernels: 256, or 8 on the simulator (a Python thread
-    each)."""
-    from .._kernels.cuda.loader import simulated
-
-    return 8 if simulated() else 256
 
 
 def _rows(context, rows, width=None):

@@ -75,6 +75,7 @@ def load():
         from numba import cuda
 
         _numba_cuda_target(cuda)
+        available = simulated() or cuda.is_available()
     except GPUUnavailable:
         raise
     except Exception as error:  # any import failure of a third-party stack
@@ -82,7 +83,7 @@ def load():
         fix = _ROW_STACK_FIX if "row_stack" in detail else \
             "pip install 'fastbleu[gpu]' (numba-cuda with the CUDA 12 libraries)"
         raise GPUUnavailable(f"numba's CUDA target failed to import ({detail}); {fix}") from None
-    if not simulated() and not cuda.is_available():
+    if not available:
         raise GPUUnavailable("no CUDA GPU is available (numba.cuda.is_available() is False: no "
                              "driver or no device); set NUMBA_ENABLE_CUDASIM=1 before importing "
                              "numba to run fastbleu.gpu on the CPU simulator (slow, for tests)")
