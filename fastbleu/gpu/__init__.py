@@ -25,6 +25,7 @@ from __future__ import annotations
 from .arrays import on_device
 from .errors import GPUUnavailable
 from .inputs import DeviceIds
+from .resampling import bootstrap_scores
 from .scores import corpus_statistics, nltk_scores, sentence_scores
 from .statistics import KernelLimits, bleu_statistics, num_refs
 
@@ -33,6 +34,7 @@ __all__ = [
     "GPUUnavailable",
     "KernelLimits",
     "bleu_statistics",
+    "bootstrap_scores",
     "corpus_score",
     "corpus_statistics",
     "metric_statistics",

@@ -56,7 +56,7 @@ def device_reason() -> str | None:
 
 REASON = device_reason()
 skip_without_device = pytest.mark.skipif(
-    REASON is not None, reason=f"no GPU here ({REASON}); test_simulator.py runs these on the "
+    REASON is not None, reason=f"no GPU here ({REASON}); test_gpu_simulator.py runs these on the "
     "CUDA simulator")
 
 #: Small blocks and one block per launch: every kernel's loops run, and the simulator

@@ -131,3 +131,18 @@ def fill(array, value):
     """``array[:] = value`` (1-D)."""
     for i in range(cuda.grid(1), array.shape[0], cuda.gridsize(1)):
         array[i] = value
+
+
+@cuda.jit
+def scatter_scores(scored, n_systems, first, out):
+    """``out[s, first + b] = scored[b * n_systems + s]``."""
+    for i in range(cuda.grid(1), scored.shape[0], cuda.gridsize(1)):
+        out[i % n_systems, first + i // n_systems] = scored[i]
+
+
+@cuda.jit
+def side_by_side(rows, column, out):
+    """``out[:, column:column + width] = rows`` (one system's rows into the joint array)."""
+    width = rows.shape[1]
+    for i in range(cuda.grid(1), rows.shape[0] * width, cuda.gridsize(1)):
+        out[i // width, column + i % width] = rows[i // width, i % width]
