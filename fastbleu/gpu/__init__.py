@@ -25,6 +25,7 @@ from __future__ import annotations
 from .arrays import on_device
 from .errors import GPUUnavailable
 from .inputs import DeviceIds
+from .pairwise import bleu_matrix, chrf_matrix
 from .resampling import bootstrap_scores
 from .scores import corpus_statistics, nltk_scores, sentence_scores
 from .statistics import KernelLimits, bleu_statistics, num_refs
@@ -33,9 +34,11 @@ __all__ = [
     "DeviceIds",
     "GPUUnavailable",
     "KernelLimits",
+    "bleu_matrix",
     "bleu_statistics",
     "bootstrap_scores",
     "corpus_score",
+    "chrf_matrix",
     "corpus_statistics",
     "metric_statistics",
     "nltk_scores",

@@ -56,6 +56,14 @@ def threads() -> int:
     return 8 if simulated() else 256
 
 
+def blocks(items: int) -> int:
+    """Blocks of :func:`threads` threads for ``items`` items of a grid-stride kernel: enough
+    for one item a thread, at most 65,536 (2 on the simulator, where a block costs ~0.1 s)."""
+    from .._kernels.cuda.loader import simulated
+
+    return max(1, min(2 if simulated() else 1 << 16, -(-items // threads())))
+
+
 class Context:
     """Where a call's kernels run and who allocates: the library of its first CUDA input.
 
@@ -137,8 +145,7 @@ class Context:
             from .._kernels.cuda.reduce import fill
 
             flat = array.reshape(array.size)
-            fill[max(1, min(1024, -(-array.size // threads()))), threads(), self.stream](flat,
-                                                                                     value)
+            fill[blocks(array.size), threads(), self.stream](flat, value)
         return array, owner
 
     def host(self, array) -> np.ndarray:

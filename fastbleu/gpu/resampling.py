@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import Context, on_device, threads
+from .arrays import Context, blocks, on_device, threads
 
 #: Resamples per launch: bounds the int64 sums kept on the device.
 BATCH = 4096
@@ -74,7 +74,7 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
         raise ValueError(f"at most {reduce.MAX_COLUMNS // width} systems at once")
     side, owner_side = context.empty((n, total), np.int64)
     for k, view in enumerate(views):  # the systems' rows side by side, one row a segment
-        reduce.side_by_side[max(1, min(1 << 16, -(-n * width // threads()))), threads(),
+        reduce.side_by_side[blocks(n * width), threads(),
                             context.stream](view, k * width, side)
     out, owner = context.empty((n_systems, n_samples), np.float64)
     order, smooth, value, effective, compensated, weights, scale = formula.kernel_args
@@ -92,7 +92,7 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
         scored, owner_scored = context.empty(k * n_systems, np.float64)
         keep.append(owner_scored)
         rows = sums.reshape(k * n_systems, width)  # resample b, system s -> row b * S + s
-        kernels.bleu_scores[max(1, -(-k * n_systems // threads())), threads(),
+        kernels.bleu_scores[blocks(k * n_systems), threads(),
                             context.stream](rows, order, smooth, value, effective,
                                             compensated, weights, float(scale), scored)
         _transpose_into(context, scored, out, first, k, n_systems)
@@ -105,5 +105,5 @@ def _transpose_into(context, scored, out, first, k, n_systems):
     """``out[s, first + b] = scored[b * S + s]``."""
     from .._kernels.cuda.reduce import scatter_scores
 
-    scatter_scores[max(1, -(-k * n_systems // threads())), threads(), context.stream](
+    scatter_scores[blocks(k * n_systems), threads(), context.stream](
         scored, n_systems, first, out)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .arrays import Context, on_device, threads
+from .arrays import Context, blocks, on_device, threads
 
 _UNIFORM_4 = (0.25, 0.25, 0.25, 0.25)
 
@@ -31,10 +31,6 @@ def _rows(context, rows, width=None):
     if view.dtype != np.int64:
         raise TypeError(f"rows must be int64 statistics rows, got {view.dtype}")
     return view
-
-
-def _grid(n: int) -> int:
-    return max(1, min(1 << 16, -(-n // threads())))
 
 
 def sentence_scores(rows, formula=None):
@@ -66,7 +62,7 @@ def sentence_scores(rows, formula=None):
     if view.shape[0]:
         weights = cuda.to_device(np.ascontiguousarray(weights, dtype=np.float64),
                                  stream=context.stream)
-        kernels.bleu_scores[_grid(view.shape[0]), threads(), context.stream](
+        kernels.bleu_scores[blocks(view.shape[0]), threads(), context.stream](
             view, order, smooth, value, effective, compensated, weights, float(scale), out)
     return context.result(out, owner)
 
@@ -78,7 +74,7 @@ def corpus_statistics(rows):
     view = context.view(rows, "rows")
     out, owner = context.full(view.shape[1], np.int64, 0)
     if view.shape[0]:
-        reduce.column_sums[_grid(view.shape[0]), threads(), context.stream](view, out)
+        reduce.column_sums[blocks(view.shape[0]), threads(), context.stream](view, out)
     return context.result(out, owner)
 
 
@@ -126,7 +122,7 @@ def nltk_scores(rows, weights=_UNIFORM_4, smoothing_function=None, auto_reweigh=
     out, owner = context.empty(view.shape[0], np.float64)
     if view.shape[0]:
         w = cuda.to_device(np.asarray(weights, dtype=np.float64), stream=context.stream)
-        kernels.nltk_scores[_grid(view.shape[0]), threads(), context.stream](
+        kernels.nltk_scores[blocks(view.shape[0]), threads(), context.stream](
             view, n, w, method, float(params.epsilon), float(params.alpha), float(params.k),
             bool(auto_reweigh and weights == _UNIFORM_4), out)
     return context.result(out, owner)
