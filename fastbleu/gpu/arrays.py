@@ -105,7 +105,9 @@ class Context:
         if _library(value) == "numba" and hasattr(value, "copy_to_host"):
             return value  # numba's own device array (the simulator's too)
         if hasattr(cuda, "is_cuda_array") and cuda.is_cuda_array(value):
-            return cuda.as_cuda_array(value, sync=False)
+            # torch and CuPy arrays are read on their library's current stream (ours); any
+            # other producer's stream is waited for, as its __cuda_array_interface__ asks.
+            return cuda.as_cuda_array(value, sync=self.library is None)
         if isinstance(value, np.ndarray):
             return cuda.to_device(np.ascontiguousarray(value), stream=self.stream)
         if hasattr(value, "__dlpack__"):
@@ -127,8 +129,11 @@ class Context:
         if self.library == "torch":
             import torch
 
-            owner = torch.empty(shape, dtype=getattr(torch, dtype.name), device=self.device)
-            return self.cuda.as_cuda_array(owner, sync=False), owner
+            # uint64 scratch is allocated as int64 (not every torch exports uint64) and viewed.
+            kind = np.dtype(np.int64) if dtype == np.uint64 else dtype
+            owner = torch.empty(shape, dtype=getattr(torch, kind.name), device=self.device)
+            array = self.cuda.as_cuda_array(owner, sync=False)
+            return (array.view(np.uint64) if dtype == np.uint64 else array), owner
         if self.library == "cupy":
             import cupy
 

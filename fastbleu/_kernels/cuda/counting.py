@@ -51,6 +51,7 @@ GROUPS = 4
 SHORT_CAPACITY = 256
 #: Shared table slots of :func:`count_shared` (the most ``shared_slots`` may be).
 SHARED_CAPACITY = 2048
+_TABLE = SHARED_CAPACITY + 1  # and the slot of the key EMPTY (shared arrays take literal sizes)
 NONE, SHORT, BLOCK, GLOBAL = 0, 1, 2, 3
 REF_CLOSEST, REF_SHORTEST, REF_AVERAGE = 0, 1, 2
 _MIN_SLOTS = 64
@@ -326,10 +327,10 @@ def count_segment(hashes, start, count, max_order, seg, keys, refmax, cur, hyp, 
 @cuda.jit
 def count_shared(hashes, start, count, max_order, segments, n_segments, spread, out):
     """Matches of the listed ``BLOCK`` segments, a block each, tables in shared memory."""
-    keys = cuda.shared.array(SHARED_CAPACITY + 1, np.uint64)
-    refmax = cuda.shared.array(SHARED_CAPACITY + 1, np.int32)
-    cur = cuda.shared.array(SHARED_CAPACITY + 1, np.int32)
-    hyp = cuda.shared.array(SHARED_CAPACITY + 1, np.int32)
+    keys = cuda.shared.array(_TABLE, np.uint64)
+    refmax = cuda.shared.array(_TABLE, np.int32)
+    cur = cuda.shared.array(_TABLE, np.int32)
+    hyp = cuda.shared.array(_TABLE, np.int32)
     tally = cuda.shared.array(1, np.int64)
     for j in range(cuda.blockIdx.x, n_segments, cuda.gridDim.x):
         count_segment(hashes, start, count, max_order, segments[j], keys, refmax, cur, hyp, 0,

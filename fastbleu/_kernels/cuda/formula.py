@@ -27,6 +27,9 @@ from .loader import cuda
 SMOOTH_NONE, SMOOTH_FLOOR, SMOOTH_ADD_K, SMOOTH_EXP = 0, 1, 2, 3
 #: The most n-gram orders a row may have (``fastbleu._limits.MAX_NGRAM_ORDER_LIMIT``).
 MAX_ORDER = 100
+# Local arrays take literal sizes.
+_ORDERS_1 = MAX_ORDER + 1
+_ORDERS_2 = MAX_ORDER + 2
 _LOG_ZERO = -9999999999.0
 #: ``sys.float_info.min``: NLTK's method 0 value for a zero precision.
 _FLOAT_MIN = 2.2250738585072014e-308
@@ -158,9 +161,9 @@ def fsum(values, k, partials):
 def nltk_scores(rows, n, weights, method, epsilon, alpha, k, auto_reweigh, out):
     """``out[i]`` = NLTK's ``sentence_bleu`` of ``rows[i]`` with ``weights`` (``n`` orders,
     ``n <= MAX_ORDER``; methods 5 and 7 read order 5 of the row too)."""
-    p = cuda.local.array(MAX_ORDER + 1, np.float64)
+    p = cuda.local.array(_ORDERS_1, np.float64)
     terms = cuda.local.array(MAX_ORDER, np.float64)
-    partials = cuda.local.array(MAX_ORDER + 2, np.float64)
+    partials = cuda.local.array(_ORDERS_2, np.float64)
     width = (rows.shape[1] - 2) // 2
     for i in range(cuda.grid(1), rows.shape[0], cuda.gridsize(1)):
         out[i] = 0.0

@@ -25,6 +25,7 @@ from .loader import cuda
 METRIC_CHRF = 0
 METRIC_BLEU = 1
 _EPS = 1e-16
+_ROW = 2 + 2 * MAX_ORDER  # local arrays take literal sizes
 
 
 @cuda.jit(device=True)
@@ -106,7 +107,7 @@ def pair_scores(keys, counts, lengths, start, count, region, kinds, orders, c_bo
                 out_stride):
     """``out[out_start[s] + i * out_stride[s] + j]`` = the score of candidate ``i`` of source
     ``s`` against its pseudo-reference ``j`` (a block per source, a thread per pair)."""
-    row = cuda.local.array(2 + 2 * MAX_ORDER, np.int64)
+    row = cuda.local.array(_ROW, np.int64)
     precisions = cuda.local.array(MAX_ORDER, np.float64)
     n_orders = kinds.shape[0]
     for s in range(cuda.blockIdx.x, c_bounds.shape[0] - 1, cuda.gridDim.x):

@@ -25,6 +25,7 @@ from .loader import cuda
 GROUPS = 4
 #: The most threads a group may have (the shared prefix-sum scratch).
 MAX_GROUP = 64
+_FLAGS = GROUPS * MAX_GROUP  # shared arrays take literal sizes
 _BIG = np.int64(1 << 62)
 _ONE = np.uint64(1)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -71,7 +72,7 @@ def prepare_tokens(values, offsets, ragged, width, n, valid, has_valid, pad_id, 
     decrease or leave ``values`` lowers ``summary[BAD_OFFSETS + 2 * stream]``
     and is read as empty.
     """
-    flags = cuda.shared.array(GROUPS * MAX_GROUP, np.int32)
+    flags = cuda.shared.array(_FLAGS, np.int32)
     first = cuda.shared.array(GROUPS, np.int64)
     stop = cuda.shared.array(GROUPS, np.int64)
     kept = cuda.shared.array(GROUPS, np.int64)
