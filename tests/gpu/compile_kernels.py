@@ -13,55 +13,64 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
-
-import numba.cuda.dispatcher as dispatcher  # noqa: E402
-from numba import cuda, types as t  # noqa: E402
-
 
 class _Device:
     compute_capability = (9, 0)
 
 
-cuda.is_available = lambda: True  # compile only: no device is needed, nor used
-dispatcher.get_current_device = lambda: _Device()  # device functions compile for sm_90
+def main() -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    import numba.cuda.dispatcher as dispatcher
+    from numba import cuda, types as t
 
-from fastbleu._kernels.cuda import counting, formula, pairwise, reduce, tokens  # noqa: E402
+    cuda.is_available = lambda: True  # compile only: no device is needed, nor used
+    dispatcher.get_current_device = lambda: _Device()  # device functions compile for sm_90
+    from fastbleu._kernels.cuda import counting, formula, pairwise, reduce, tokens
 
-from fastbleu._kernels.cuda import tokens, counting, formula, reduce, pairwise
-i8, u8, i4, f8, b1 = t.int64, t.uint64, t.int32, t.float64, t.boolean
+    i8, u8, i4, f8, b1 = t.int64, t.uint64, t.int32, t.float64, t.boolean
+
+    def A(dtype, ndim=1):  # noqa: N802 - an array type, as numba names them
+        return t.Array(dtype, ndim, "C")
+
+    ids = (A(i8), b1, i8, i8)  # offsets, ragged, width, n
+    rows = A(i8, 2)
+    table = (A(u8), A(i8, 2), A(i8, 2))  # hashes, start, count
+    checks = {
+        "prepare_tokens": (tokens.prepare_tokens, [
+            (A(i8, 2), *ids, A(i8), b1, i8, b1, i8, b1, i8, A(u8), i8, rows, rows, A(i8)),
+            (A(i4, 2), *ids, A(b1), b1, i8, b1, i8, b1, i8, A(u8), i8, rows, rows, A(i8))]),
+        "statistics_rows": (counting.statistics_rows, [
+            (rows, i8, i8, i8, i8, i8, i8, rows, A(i4), A(i8), A(i8), A(i8), A(i8))]),
+        "count_short": (counting.count_short, [(*table, i8, i8, A(i4), rows)]),
+        "count_shared": (counting.count_shared, [(*table, i8, A(i8), i8, u8, rows)]),
+        "count_global": (counting.count_global, [
+            (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4), A(i4), u8, rows)]),
+        "bleu_scores": (formula.bleu_scores, [(rows, i8, i8, f8, b1, b1, A(f8), f8, A(f8))]),
+        "nltk_scores": (formula.nltk_scores, [(rows, i8, A(f8), i8, f8, f8, f8, b1, A(f8))]),
+        "column_sums": (reduce.column_sums, [(rows, A(i8))]),
+        "bootstrap_sums": (reduce.bootstrap_sums, [(rows, u8, i8, i8, rows)]),
+        "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
+        "scatter_scores": (reduce.scatter_scores, [(A(f8), i8, i8, A(f8, 2))]),
+        "side_by_side": (reduce.side_by_side, [(rows, i8, rows)]),
+        "profiles": (pairwise.profiles, [
+            (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4, 2))]),
+        "pair_scores": (pairwise.pair_scores, [
+            (A(u8), A(i4), A(i4, 2), rows, rows, i8, A(i8), A(i8), A(i8), i8, A(i8), i8, f8,
+             f8, b1, i8, f8, b1, b1, A(f8), A(f8), A(i8), A(i8))]),
+    }
+    ok = True
+    for name, (kernel, sigs) in checks.items():
+        for sig in sigs:
+            start = time.time()
+            try:
+                ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+                print(f"ok   {name:16s} {time.time() - start:5.1f}s  {len(ptx) // 1024} KB of PTX")
+            except Exception as error:  # report every kernel, then fail
+                ok = False
+                print(f"FAIL {name}: {type(error).__name__}: {str(error)[:2000]}")
+    print("ALL OK" if ok else "FAILURES")
+    return 0 if ok else 1
 
 
-def A(dtype, ndim=1):  # noqa: N802 - an array type, as numba names them
-    return t.Array(dtype, ndim, "C")
-
-
-checks = {
- "prepare_tokens": (tokens.prepare_tokens, [(A(i8,2), A(i8), b1, i8, i8, A(i8), b1, i8, b1, i8, b1, i8, A(u8), i8, A(i8,2), A(i8,2), A(i8)),
-                                             (A(i4,2), A(i8), b1, i8, i8, A(b1), b1, i8, b1, i8, b1, i8, A(u8), i8, A(i8,2), A(i8,2), A(i8))]),
- "statistics_rows": (counting.statistics_rows, [(A(i8,2), i8, i8, i8, i8, i8, i8, A(i8,2), A(i4), A(i8), A(i8), A(i8), A(i8))]),
- "count_short": (counting.count_short, [(A(u8), A(i8,2), A(i8,2), i8, i8, A(i4), A(i8,2))]),
- "count_shared": (counting.count_shared, [(A(u8), A(i8,2), A(i8,2), i8, A(i8), i8, u8, A(i8,2))]),
- "count_global": (counting.count_global, [(A(u8), A(i8,2), A(i8,2), i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4), A(i4), u8, A(i8,2))]),
- "bleu_scores": (formula.bleu_scores, [(A(i8,2), i8, i8, f8, b1, b1, A(f8), f8, A(f8))]),
- "nltk_scores": (formula.nltk_scores, [(A(i8,2), i8, A(f8), i8, f8, f8, f8, b1, A(f8))]),
- "column_sums": (reduce.column_sums, [(A(i8,2), A(i8))]),
- "bootstrap_sums": (reduce.bootstrap_sums, [(A(i8,2), u8, i8, i8, A(i8,2))]),
- "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
- "scatter_scores": (reduce.scatter_scores, [(A(f8), i8, i8, A(f8,2))]),
- "side_by_side": (reduce.side_by_side, [(A(i8,2), i8, A(i8,2))]),
- "profiles": (pairwise.profiles, [(A(u8), A(i8,2), A(i8,2), i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4,2))]),
- "pair_scores": (pairwise.pair_scores, [(A(u8), A(i4), A(i4,2), A(i8,2), A(i8,2), i8, A(i8), A(i8), A(i8), i8, A(i8), i8, f8, f8, b1, i8, f8, b1, b1, A(f8), A(f8), A(i8), A(i8))]),
-}
-ok = True
-for name, (kernel, sigs) in checks.items():
-    for sig in sigs:
-        start = time.time()
-        try:
-            ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
-            print(f"ok   {name:16s} {time.time() - start:5.1f}s  {len(ptx) // 1024} KB of PTX")
-        except Exception as error:  # report every kernel, then fail
-            ok = False
-            print(f"FAIL {name}: {type(error).__name__}: {str(error)[:2000]}")
-print("ALL OK" if ok else "FAILURES")
-sys.exit(0 if ok else 1)
+if __name__ == "__main__":
+    sys.exit(main())
