@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 _CUDA_DEVICES = (2, 13)  # DLPack's kDLCUDA, kDLCUDAManaged
+_STREAMS: dict = {}
 
 
 def _library(value) -> str:
@@ -97,7 +98,10 @@ class Context:
     def _external(self, pointer: int):
         if not pointer:
             return self.cuda.default_stream()
-        return self.cuda.external_stream(pointer)
+        stream = _STREAMS.get(pointer)
+        if stream is None:  # one numba object per stream handle, made once
+            stream = _STREAMS[pointer] = self.cuda.external_stream(pointer)
+        return stream
 
     def view(self, value, name: str):
         """``value`` as a numba device array (no copy for CUDA arrays; numpy is copied)."""

@@ -208,13 +208,19 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
         valid = None if ids.valid is None else _view(context, ids.valid, f"{name} valid")
         views.append((matrix, offsets, ragged, length, valid))
     sizes = [max(int(v[0].size), 1) for v in views]
-    keep = []  # owners of the scratch, alive until the kernels are queued
-    hashes, o = context.empty(sum(sizes), np.uint64)
-    keep.append(o)
-    start, o = context.empty((n_streams, n), np.int64)
-    keep.append(o)
-    count, o = context.empty((n_streams, n), np.int64)
-    keep.append(o)
+    # One allocation for all the scratch (each costs tens of microseconds through torch and
+    # __cuda_array_interface__): hashes, start, count, the kernel of each segment, 3 lists.
+    n_hashes = sum(sizes)
+    scratch, owner_scratch = context.empty(n_hashes + 2 * n_streams * n + 4 * n, np.int64)
+    keep = [owner_scratch]  # owners of the scratch, alive until the kernels are queued
+    hashes = scratch[:n_hashes].view(np.uint64)
+    at = n_hashes
+    start = scratch[at:at + n_streams * n].reshape(n_streams, n)
+    at += n_streams * n
+    count = scratch[at:at + n_streams * n].reshape(n_streams, n)
+    at += n_streams * n
+    category, block_list, global_list, global_base = (scratch[at + k * n:at + (k + 1) * n]
+                                                      for k in range(4))
     summary_host = np.zeros(tokens.BAD_OFFSETS + 2 * n_streams, dtype=np.int64)
     summary_host[tokens.MISSING:] = tokens.NONE
     summary = cuda.to_device(summary_host, stream=stream)
@@ -235,14 +241,6 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
             np.int64(ids.eos_id or 0), ids.eos_id is not None, s, hashes, base, start, count,
             summary)
         base += sizes[s]
-    category, o = context.empty(n, np.int32)
-    keep.append(o)
-    lists = []
-    for _ in range(3):
-        array, o = context.empty(n, np.int64)
-        lists.append(array)
-        keep.append(o)
-    block_list, global_list, global_base = lists
     threads = limits.block
     counting.statistics_rows[min(limits.grid, -(-n // threads)), threads, stream](
         count, n, max_order, ref_code, AVERAGE_SCALE, limits.short_tokens, limits.shared_slots,

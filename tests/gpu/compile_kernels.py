@@ -40,8 +40,8 @@ def main() -> int:
             (A(i8, 2), *ids, A(i8), b1, i8, b1, i8, b1, i8, A(u8), i8, rows, rows, A(i8)),
             (A(i4, 2), *ids, A(b1), b1, i8, b1, i8, b1, i8, A(u8), i8, rows, rows, A(i8))]),
         "statistics_rows": (counting.statistics_rows, [
-            (rows, i8, i8, i8, i8, i8, i8, rows, A(i4), A(i8), A(i8), A(i8), A(i8))]),
-        "count_short": (counting.count_short, [(*table, i8, i8, A(i4), rows)]),
+            (rows, i8, i8, i8, i8, i8, i8, rows, A(i8), A(i8), A(i8), A(i8), A(i8))]),
+        "count_short": (counting.count_short, [(*table, i8, i8, A(i8), rows)]),
         "count_shared": (counting.count_shared, [(*table, i8, A(i8), i8, u8, rows)]),
         "count_global": (counting.count_global, [
             (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4), A(i4), u8, rows)]),
