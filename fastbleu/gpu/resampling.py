@@ -72,7 +72,10 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     total = n_systems * width
     if total > reduce.MAX_COLUMNS:
         raise ValueError(f"at most {reduce.MAX_COLUMNS // width} systems at once")
-    side, owner_side = context.empty((n, total), np.int64)
+    # int32 rows halve the bytes of every draw's gather (a row's counts are at most its
+    # segment's length); the "average" reference length is scaled by 720720, so not then.
+    narrow = formula.ref_length != "average"
+    side, owner_side = context.empty((n, total), np.int32 if narrow else np.int64)
     for k, view in enumerate(views):  # the systems' rows side by side, one row a segment
         reduce.side_by_side[blocks(n * width), threads(),
                             context.stream](view, k * width, side)

@@ -48,10 +48,11 @@ def main() -> int:
         "bleu_scores": (formula.bleu_scores, [(rows, i8, i8, f8, b1, b1, A(f8), f8, A(f8))]),
         "nltk_scores": (formula.nltk_scores, [(rows, i8, A(f8), i8, f8, f8, f8, b1, A(f8))]),
         "column_sums": (reduce.column_sums, [(rows, A(i8))]),
-        "bootstrap_sums": (reduce.bootstrap_sums, [(rows, u8, i8, i8, rows)]),
+        "bootstrap_sums": (reduce.bootstrap_sums, [(rows, u8, i8, i8, rows),
+                                                   (A(i4, 2), u8, i8, i8, rows)]),
         "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
         "scatter_scores": (reduce.scatter_scores, [(A(f8), i8, i8, A(f8, 2))]),
-        "side_by_side": (reduce.side_by_side, [(rows, i8, rows)]),
+        "side_by_side": (reduce.side_by_side, [(rows, i8, rows), (rows, i8, A(i4, 2))]),
         "profiles": (pairwise.profiles, [
             (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4, 2))]),
         "pair_scores": (pairwise.pair_scores, [

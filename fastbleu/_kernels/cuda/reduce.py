@@ -106,7 +106,7 @@ def bootstrap_sums(stats, seed, first, draws_per_block, sums):
     for j in range(lo + t, hi, cuda.blockDim.x):
         row = draw(seed, resample, j, n)
         for c in range(width):
-            local[c] += stats[row, c]
+            local[c] += np.int64(stats[row, c])
     for c in range(width):
         if local[c] != 0:
             cuda.atomic.add(block, c, local[c])
