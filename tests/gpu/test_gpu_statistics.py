@@ -145,3 +145,18 @@ def test_empty_batch_and_wide_rows():
 def test_refused_inputs(hyp, refs, kwargs, message):
     with pytest.raises((TypeError, ValueError), match=message):
         gpu.bleu_statistics(hyp, refs, **kwargs)
+
+
+def test_device_arrays_in_and_out():
+    # Arrays already on the device (numba's here; torch/CuPy the same way) are read in place.
+    from numba import cuda
+
+    hyp = np.array([5, 6, 7, 5, 6, 9, 9], dtype=np.int32)
+    offsets = np.array([0, 3, 5, 7])
+    ref = np.array([[5, 6, 7, 8], [5, 6, 0, 0], [9, 0, 0, 0]])
+    ids = gpu.DeviceIds(cuda.to_device(hyp), cuda.to_device(offsets))
+    rows = gpu.bleu_statistics(ids, gpu.DeviceIds(cuda.to_device(ref), pad_id=0),
+                               limits=LIMITS[0])
+    assert hasattr(rows, "copy_to_host")  # a device array, not a host copy
+    expected = cpu_rows(fastbleu.TokenIds(hyp, offsets), [fastbleu.TokenIds(ref, pad_id=0)])
+    np.testing.assert_array_equal(host(rows), expected)
