@@ -1,0 +1,16 @@
+"""numba.cuda kernels of :mod:`fastbleu.gpu`: token ids -> statistics rows -> scores, on the GPU.
+
+* :mod:`.loader` imports numba's CUDA target once, and turns a failure into
+  one line that names the fix;
+* :mod:`.tokens` turns token ids (padding, end of sequence, missing
+  references) into the same 64-bit token hashes as the CPU path;
+* :mod:`.counting` counts clipped n-gram matches with kernels sized to the
+  work (a group of 32 threads per short segment, several segments per block;
+  a block per longer segment with a shared-memory table; a table in global
+  memory for segments too long for shared memory);
+* :mod:`.formula` scores rows (sacrebleu's BLEU, NLTK's sentence BLEU);
+* :mod:`.reduce` sums columns and bootstrap resamples.
+
+Importing any of them imports numba.cuda; :mod:`fastbleu.gpu` does so only
+when it is handed a CUDA array.
+"""

@@ -1,0 +1,97 @@
+"""From a metric and token ids on the GPU to its statistics and scores: the seam ``BLEU`` calls.
+
+:func:`metric_statistics` is what ``BLEU.segment_statistics`` (and so
+``sentence_scores``, ``corpus_score`` and the accumulator) runs for inputs on
+a GPU (:func:`fastbleu.gpu.on_device` tells which); :func:`corpus_score` and
+:func:`nltk_sentence_bleu` go on to scores.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .arrays import Context
+from .scores import corpus_statistics, nltk_scores, smoothing_code
+from .statistics import bleu_statistics, id_streams, num_refs
+
+
+def metric_statistics(metric, hypotheses, references):
+    """A ``fastbleu.BLEU``'s statistics of token ids on the GPU, left on the GPU.
+
+    What ``metric.segment_statistics(hypotheses, references)`` returns for
+    the same ids on the CPU, as a device array of the input's library, with
+    the metric's ``max_ngram_order`` and ``ref_length``; records ``num_refs``
+    and the signature's ``tok:ids`` on the metric as the CPU path does.
+
+    Parameters
+    ----------
+    metric : fastbleu.BLEU
+    hypotheses : CUDA array or DeviceIds
+    references : a stream or list of streams (CUDA arrays or DeviceIds)
+
+    Raises
+    ------
+    TypeError
+        For another metric (only BLEU takes token ids).
+    ValueError
+        With ``lowercase=True`` (ids have no case), or for malformed ids.
+    """
+    from .. import BLEU
+    from .._kernels.cuda.loader import cuda
+    from ._cpu import IDS_SIGNATURE
+
+    if not isinstance(metric, BLEU):
+        raise TypeError(f"token ids on the GPU are scored by fastbleu.BLEU only, not "
+                        f"{type(metric).__name__}")
+    if metric.lowercase:
+        raise ValueError("lowercase=True does not apply to token ids (ids have no case); "
+                         "score them with BLEU(lowercase=False)")
+    formula = metric.formula
+    rows = bleu_statistics(hypotheses, references, max_order=formula.max_order,
+                           ref_length=formula.ref_length)
+    streams = id_streams(hypotheses, references, None, None)
+    metric.num_refs = num_refs(streams, Context(cuda))
+    metric.input_tokenizer_signature = IDS_SIGNATURE
+    return rows
+
+
+def corpus_score(metric, hypotheses, references):
+    """``metric.corpus_score`` of token ids on the GPU: the rows are summed on the device
+    and only the summed row comes back to be scored (a ``BLEUScore``)."""
+    rows = metric_statistics(metric, hypotheses, references)
+    total = corpus_statistics(rows)
+    host = total.cpu().numpy() if hasattr(total, "cpu") else \
+        total.get() if hasattr(total, "get") else total.copy_to_host()
+    return metric.formula.score(np.asarray(host, dtype=np.int64), check=False)
+
+
+def nltk_sentence_bleu(hypotheses, references, weights=(0.25, 0.25, 0.25, 0.25),
+                       smoothing_function=None, auto_reweigh=False, *, pad_id=None,
+                       eos_id=None):
+    """NLTK's ``sentence_bleu`` of every segment of token ids, on the GPU.
+
+    The scores of :func:`fastbleu.nltk.sentence_bleu_many` (Papineni et al.,
+    2002; smoothing methods 0-7 of Chen and Cherry, 2014) for the same ids,
+    computed from statistics counted on the device (:func:`nltk_scores`).
+
+    Parameters
+    ----------
+    hypotheses, references, pad_id, eos_id
+        As for :func:`bleu_statistics`.
+    weights : tuple of float
+        Weights of the n-gram orders.
+    smoothing_function : None, int or SmoothingFunction method
+        NLTK's method 0-7 (``SmoothingFunction().method1``, or its number).
+    auto_reweigh : bool
+        NLTK's re-weighting of hypotheses shorter than 4 tokens.
+
+    Returns
+    -------
+    array
+        float64 scores on the device.
+    """
+    method, _ = smoothing_code(smoothing_function)
+    order = len(weights)
+    rows = bleu_statistics(hypotheses, references, pad_id=pad_id, eos_id=eos_id,
+                           max_order=max(order, 5) if method in (5, 7) else order)
+    return nltk_scores(rows, weights, smoothing_function, auto_reweigh)

@@ -1,0 +1,159 @@
+"""Pairwise chrF and BLEU matrices for minimum-Bayes-risk decoding, counted on the GPU.
+
+The GPU counterparts of :func:`fastbleu.pairwise.chrf_matrix` and
+:func:`~fastbleu.pairwise.bleu_matrix`, with the same arguments and values
+(chrF to the last bit; BLEU within CUDA's ``log``/``exp``, see
+:mod:`fastbleu._kernels.cuda.formula`).  The text is cut into units on the
+CPU (chrF's characters and words, a BLEU tokenizer's tokens, as 64-bit
+hashes, by fastbleu's CPU kernels); the hashes go to the device once, where
+every sentence's n-grams are counted once (:func:`.profiles`) and every pair
+of a source is matched (:func:`.pair_scores`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import chain
+
+import numpy as np
+
+from .arrays import Context, blocks, threads
+
+
+def _sources(values, name: str):
+    """A flat list of sentences and the bounds of each source's."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a list of sources (lists of strings), got a single "
+                        f"{type(values).__name__}")
+    if type(values).__module__.split(".")[0] == "pyarrow":
+        values = values.to_pylist()
+    sources = []
+    for s, source in enumerate(values):
+        if isinstance(source, np.ndarray):
+            source = source.tolist()
+        if isinstance(source, (str, bytes)) or not isinstance(source, Sequence):
+            raise TypeError(f"{name}[{s}] must be a list of strings, got "
+                            f"{type(source).__name__}")
+        if len(source) == 0:
+            raise ValueError(f"{name}[{s}] is empty: every source needs at least one sentence")
+        for i, text in enumerate(source):
+            if not isinstance(text, str):
+                raise TypeError(f"{name}[{s}][{i}] is a {type(text).__name__}, not a str")
+        sources.append(source)
+    bounds = np.zeros(len(sources) + 1, dtype=np.int64)
+    np.cumsum([len(source) for source in sources], out=bounds[1:])
+    return list(chain.from_iterable(sources)), bounds
+
+
+def chrf_matrix(candidates, references=None, *, char_order: int = 6, word_order: int = 0,
+                beta: int = 2, lowercase: bool = False, whitespace: bool = False,
+                eps_smoothing: bool = False, ragged: bool = False):
+    """Sentence chrF (chrF++ with ``word_order=2``) of every candidate against every
+    pseudo-reference of its source, on the GPU (Popović, 2015, 2017).
+
+    Arguments and values as :func:`fastbleu.pairwise.chrf_matrix`: element
+    ``[s, i, j]`` is ``CHRF(**options).sentence_score(candidates[s][i],
+    [references[s][j]]).score``, NaN where a source has fewer candidates or
+    references than the largest (or a list of ``(N_s, M_s)`` arrays with
+    ``ragged=True``).  Returns numba device arrays (``__cuda_array_interface__``:
+    ``torch.as_tensor(m, device="cuda")`` or ``cupy.asarray(m)`` read them
+    without a copy).
+    """
+    from .. import CHRF
+    from . import _cpu
+
+    metric = CHRF(char_order=char_order, word_order=word_order, beta=beta,
+                  lowercase=lowercase, whitespace=whitespace, eps_smoothing=eps_smoothing)
+    formula = metric.formula
+
+    def units(column):
+        if metric.lowercase:
+            column = _cpu.lowercase(column)
+        hashes, start, count = _cpu.chrf_units(column.data, column.offsets, formula.char_order,
+                                               formula.word_order, metric.whitespace)
+        return hashes, start, count, int(column.offsets[-1] - column.offsets[0])
+
+    kinds, orders = [], []
+    for kind, top in enumerate(o for o in (formula.char_order, formula.word_order) if o > 0):
+        kinds += [kind] * top
+        orders += list(range(top))
+    _, factor, one_plus_factor, eps = formula.kernel_args
+    return _matrices(candidates, references, units, kinds, orders, 0,
+                     (factor, one_plus_factor, eps), (0, 0.0, False, False, np.zeros(0)),
+                     ragged)
+
+
+def bleu_matrix(candidates, references=None, *, ragged: bool = False, **bleu_options):
+    """Sentence BLEU of every candidate against every pseudo-reference of its source, on the
+    GPU: :func:`fastbleu.pairwise.bleu_matrix`'s arguments and values (Papineni et al.,
+    2002; sacrebleu's ``BLEU(**bleu_options).sentence_score``)."""
+    from .. import BLEU
+    from . import _cpu
+
+    metric = BLEU(**bleu_options)
+    order, smooth, value, effective, compensated, weights, _ = metric.formula.kernel_args
+
+    def units(column):
+        tokens = _cpu.tokenize(column, metric.tokenizer, metric.lowercase)
+        return tokens.hashes, tokens.start.reshape(1, -1), tokens.count.reshape(1, -1), \
+            int(tokens.hashes.size)
+
+    return _matrices(candidates, references, units, [0] * order, list(range(order)), 1,
+                     (1.0, 2.0, False), (smooth, value, effective, compensated, weights),
+                     ragged)
+
+
+def _matrices(candidates, references, units, kinds, orders, metric, chrf_args, bleu_args,
+              ragged):
+    from .._kernels.cuda import pairwise as kernels
+    from .._kernels.cuda.loader import cuda
+    from . import _cpu
+
+    cands, c_bounds = _sources(candidates, "candidates")
+    r_bounds = c_bounds
+    flat = cands
+    if references is not None:
+        refs, r_bounds = _sources(references, "references")
+        if r_bounds.size != c_bounds.size:
+            raise ValueError(f"candidates have {c_bounds.size - 1} sources but references "
+                             f"have {r_bounds.size - 1}")
+        flat = cands + refs
+    r_base = 0 if references is None else len(cands)
+    n_sizes, m_sizes = np.diff(c_bounds), np.diff(r_bounds)
+    context = Context(cuda)
+    stream = context.stream
+    n_sources = n_sizes.size
+    if ragged:
+        cells = n_sizes * m_sizes
+        out_start = np.concatenate(([0], np.cumsum(cells)[:-1])).astype(np.int64)
+        out_stride = m_sizes.astype(np.int64)
+        shape = (int(cells.sum()),)
+    else:
+        n_max, m_max = int(n_sizes.max(initial=0)), int(m_sizes.max(initial=0))
+        out_start = np.arange(n_sources, dtype=np.int64) * (n_max * m_max)
+        out_stride = np.full(n_sources, m_max, dtype=np.int64)
+        shape = (n_sources, n_max, m_max)
+    out, _ = context.full(shape, np.float64, np.nan)
+    if flat:
+        hashes, start, count, region = units(_cpu.as_text_column(flat, "candidates"))
+        g, n = len(kinds), len(flat)
+        to = lambda a: cuda.to_device(np.ascontiguousarray(a), stream=stream)  # noqa: E731
+        d_hashes = to(hashes if hashes.size else np.zeros(1, np.uint64))
+        d_start, d_count = to(start), to(count)
+        d_kinds, d_orders = to(np.array(kinds, np.int64)), to(np.array(orders, np.int64))
+        keys, _ = context.empty(max(1, g * region), np.uint64)
+        counts, _ = context.empty(max(1, g * region), np.int32)
+        lengths, _ = context.empty((g, n), np.int32)
+        kernels.profiles[blocks(g * n), threads(), stream](
+            d_hashes, d_start, d_count, region, d_kinds, d_orders, n, keys, counts, lengths)
+        smooth, value, effective, compensated, weights = bleu_args
+        kernels.pair_scores[blocks(n_sources * threads()), max(1, threads() // 2), stream](
+            keys, counts, lengths, d_start, d_count, region, d_kinds, d_orders, to(c_bounds),
+            r_base, to(r_bounds), metric, *chrf_args, smooth, value, effective, compensated,
+            to(np.asarray(weights, np.float64)), out.reshape(out.size), to(out_start),
+            to(out_stride))
+        stream.synchronize()  # numba's arrays free their memory when dropped
+    if ragged:
+        return [out[a:a + n * m].reshape(n, m)
+                for a, n, m in zip(out_start.tolist(), n_sizes.tolist(), m_sizes.tolist())]
+    return out

@@ -1,0 +1,77 @@
+"""Compile every CUDA kernel of fastbleu to PTX (sm_90) with numba-cuda and NVVM, no GPU needed.
+
+The simulator runs the kernels as Python, so it cannot catch what only
+numba's CUDA compiler refuses (types, literal array sizes).  This script
+compiles each kernel for the argument types fastbleu launches it with;
+``test_gpu_compile.py`` runs it in a child process where numba-cuda and the
+CUDA compiler libraries (``numba-cuda[cu12]``, or ``nvidia-cuda-nvcc-cu12``
+and ``nvidia-cuda-nvrtc-cu12``) are installed.  It patches numba (the
+current device's compute capability), hence the child process.
+"""
+
+import sys
+import time
+from pathlib import Path
+
+
+class _Device:
+    compute_capability = (9, 0)
+
+
+def main() -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent))
+    import numba.cuda.dispatcher as dispatcher
+    from numba import cuda, types as t
+
+    cuda.is_available = lambda: True  # compile only: no device is needed, nor used
+    dispatcher.get_current_device = lambda: _Device()  # device functions compile for sm_90
+    from fastbleu._kernels.cuda import counting, formula, pairwise, reduce, tokens
+
+    i8, u8, i4, f8, b1 = t.int64, t.uint64, t.int32, t.float64, t.boolean
+
+    def A(dtype, ndim=1):  # noqa: N802 - an array type, as numba names them
+        return t.Array(dtype, ndim, "C")
+
+    ids = (A(i8), b1, i8, i8)  # offsets, ragged, width, n
+    rows = A(i8, 2)
+    table = (A(u8), A(i8, 2), A(i8, 2))  # hashes, start, count
+    checks = {
+        "prepare_tokens": (tokens.prepare_tokens, [
+            (A(i8, 2), *ids, A(i8), b1, i8, b1, i8, b1, i8, A(u8), i8, rows, rows, A(i8)),
+            (A(i4, 2), *ids, A(b1), b1, i8, b1, i8, b1, i8, A(u8), i8, rows, rows, A(i8))]),
+        "statistics_rows": (counting.statistics_rows, [
+            (rows, i8, i8, i8, i8, i8, i8, rows, A(i8), A(i8), A(i8), A(i8), A(i8))]),
+        "count_short": (counting.count_short, [(*table, i8, i8, A(i8), rows)]),
+        "count_shared": (counting.count_shared, [(*table, i8, A(i8), i8, u8, rows)]),
+        "count_global": (counting.count_global, [
+            (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4), A(i4), u8, rows)]),
+        "bleu_scores": (formula.bleu_scores, [(rows, i8, i8, f8, b1, b1, A(f8), f8, A(f8))]),
+        "nltk_scores": (formula.nltk_scores, [(rows, i8, A(f8), i8, f8, f8, f8, b1, A(f8))]),
+        "column_sums": (reduce.column_sums, [(rows, A(i8))]),
+        "bootstrap_sums": (reduce.bootstrap_sums, [(rows, u8, i8, i8, rows),
+                                                   (A(i4, 2), u8, i8, i8, rows)]),
+        "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
+        "scatter_scores": (reduce.scatter_scores, [(A(f8), i8, i8, A(f8, 2))]),
+        "side_by_side": (reduce.side_by_side, [(rows, i8, rows), (rows, i8, A(i4, 2))]),
+        "profiles": (pairwise.profiles, [
+            (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4, 2))]),
+        "pair_scores": (pairwise.pair_scores, [
+            (A(u8), A(i4), A(i4, 2), rows, rows, i8, A(i8), A(i8), A(i8), i8, A(i8), i8, f8,
+             f8, b1, i8, f8, b1, b1, A(f8), A(f8), A(i8), A(i8))]),
+    }
+    ok = True
+    for name, (kernel, sigs) in checks.items():
+        for sig in sigs:
+            start = time.time()
+            try:
+                ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+                print(f"ok   {name:16s} {time.time() - start:5.1f}s  {len(ptx) // 1024} KB of PTX")
+            except Exception as error:  # report every kernel, then fail
+                ok = False
+                print(f"FAIL {name}: {type(error).__name__}: {str(error)[:2000]}")
+    print("ALL OK" if ok else "FAILURES")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""Bootstrap resamples on the GPU against the same draws summed and scored on the CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from gpu_device import SIMULATED, host, skip_without_device
+
+import fastbleu
+from fastbleu import gpu
+
+pytestmark = skip_without_device
+MASK = (1 << 64) - 1
+
+
+def mix(h: int) -> int:
+    h ^= h >> 30
+    h = (h * 0xBF58476D1CE4E5B9) & MASK
+    h ^= h >> 27
+    h = (h * 0x94D049BB133111EB) & MASK
+    return h ^ (h >> 31)
+
+
+def draws(seed: int, resample: int, n: int) -> np.ndarray:
+    """The device's draws, in Python integers: ``mulhi(mix(mix(seed + b) + j), n)``."""
+    base = mix((seed + resample) & MASK)
+    return np.array([(mix((base + j) & MASK) * n) >> 64 for j in range(n)])
+
+
+def test_bootstrap_scores_equal_cpu_sums_of_the_same_draws():
+    rng = np.random.default_rng(3)
+    hyp = rng.integers(1, 5, size=(9, 6))
+    refs = [np.where(rng.random((9, 6)) < 0.5, hyp, rng.integers(1, 5, size=(9, 6)))]
+    other = rng.integers(1, 5, size=(9, 6))
+    bleu = fastbleu.BLEU()
+    a = gpu.bleu_statistics(hyp, refs)
+    b = gpu.bleu_statistics(other, refs)
+    scores = host(gpu.bootstrap_scores([a, b], bleu.formula, n_samples=5, seed=11))
+    assert scores.shape == (2, 5)
+    for k, rows in enumerate((host(a), host(b))):
+        sums = np.stack([rows[draws(11, r, 9)].sum(axis=0) for r in range(5)])
+        expected = bleu.formula.scores(sums, check=False)
+        if SIMULATED:
+            np.testing.assert_array_equal(scores[k], expected)
+        else:
+            np.testing.assert_allclose(scores[k], expected, rtol=1e-14)
+
+
+def test_bootstrap_refuses():
+    rows = gpu.bleu_statistics(np.array([[1, 2]]), np.array([[1, 2]]))
+    with pytest.raises(ValueError, match="n_samples"):
+        gpu.bootstrap_scores([rows], n_samples=0)
+    with pytest.raises(ValueError, match="seed"):
+        gpu.bootstrap_scores([rows], seed=-1)
+    with pytest.raises(TypeError, match="non-empty list"):
+        gpu.bootstrap_scores(rows)
+    with pytest.raises(ValueError, match="int64 rows"):
+        gpu.bootstrap_scores([rows], fastbleu.BLEU(max_ngram_order=2).formula)
