@@ -27,7 +27,7 @@ from .errors import GPUUnavailable
 from .inputs import DeviceIds
 from .pairwise import bleu_matrix, chrf_matrix
 from .resampling import bootstrap_scores
-from .metric import corpus_score, metric_statistics, nltk_sentence_bleu
+from .metric import corpus_score, device_statistics, metric_statistics, nltk_sentence_bleu
 from .scores import corpus_statistics, nltk_scores, sentence_scores
 from .statistics import KernelLimits, bleu_statistics
 
@@ -41,6 +41,7 @@ __all__ = [
     "corpus_score",
     "chrf_matrix",
     "corpus_statistics",
+    "device_statistics",
     "metric_statistics",
     "nltk_scores",
     "nltk_sentence_bleu",

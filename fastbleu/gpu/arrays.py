@@ -49,6 +49,17 @@ def on_device(value) -> bool:
         return False
 
 
+def to_host(array) -> np.ndarray:
+    """A (small) device array of any library as a numpy array on the host."""
+    if hasattr(array, "cpu"):  # torch
+        return array.cpu().numpy()
+    if hasattr(array, "get"):  # CuPy
+        return array.get()
+    if hasattr(array, "copy_to_host"):  # numba
+        return array.copy_to_host()
+    return np.asarray(array)  # JAX and others that numpy reads
+
+
 def threads() -> int:
     """Threads per block of the row kernels: 256, or 8 on the simulator (a Python thread
     each)."""

@@ -15,19 +15,39 @@ from .scores import corpus_statistics, nltk_scores, smoothing_code
 from .statistics import bleu_statistics, id_streams, num_refs
 
 
+def device_statistics(hypotheses, references, max_order: int = 4,
+                      ref_length: str = "closest"):
+    """BLEU statistics of token ids on the GPU, left there, and the references' ``num_refs``.
+
+    What :meth:`fastbleu.BLEU.segment_statistics` returns for device inputs
+    (it calls this and records ``num_refs`` and ``tok:ids`` on itself).
+
+    Returns
+    -------
+    (device array, int)
+        int64 rows ``(n, 2 + 2 * max_order)`` in the input's library, and
+        sacrebleu's ``num_refs`` of the references (``-1`` when it varies).
+    """
+    from .._kernels.cuda.loader import cuda
+
+    rows = bleu_statistics(hypotheses, references, max_order=max_order, ref_length=ref_length)
+    streams = id_streams(hypotheses, references, None, None)
+    return rows, num_refs(streams, Context(cuda))
+
+
+def _bleu(metric):
+    from ..metrics.base import Metric
+
+    if not (isinstance(metric, Metric) and metric.key == "bleu"):
+        raise TypeError(f"token ids on the GPU are scored by fastbleu.BLEU only, not "
+                        f"{type(metric).__name__}")
+    return metric
+
+
 def metric_statistics(metric, hypotheses, references):
-    """A ``fastbleu.BLEU``'s statistics of token ids on the GPU, left on the GPU.
-
-    What ``metric.segment_statistics(hypotheses, references)`` returns for
-    the same ids on the CPU, as a device array of the input's library, with
-    the metric's ``max_ngram_order`` and ``ref_length``; records ``num_refs``
-    and the signature's ``tok:ids`` on the metric as the CPU path does.
-
-    Parameters
-    ----------
-    metric : fastbleu.BLEU
-    hypotheses : CUDA array or DeviceIds
-    references : a stream or list of streams (CUDA arrays or DeviceIds)
+    """A ``fastbleu.BLEU``'s statistics of token ids on the GPU, left on the GPU:
+    ``metric.segment_statistics(hypotheses, references)`` (which records ``num_refs``
+    and ``tok:ids`` on the metric), after checking that the metric is a BLEU.
 
     Raises
     ------
@@ -36,33 +56,13 @@ def metric_statistics(metric, hypotheses, references):
     ValueError
         With ``lowercase=True`` (ids have no case), or for malformed ids.
     """
-    from .. import BLEU
-    from .._kernels.cuda.loader import cuda
-    from ._cpu import IDS_SIGNATURE
-
-    if not isinstance(metric, BLEU):
-        raise TypeError(f"token ids on the GPU are scored by fastbleu.BLEU only, not "
-                        f"{type(metric).__name__}")
-    if metric.lowercase:
-        raise ValueError("lowercase=True does not apply to token ids (ids have no case); "
-                         "score them with BLEU(lowercase=False)")
-    formula = metric.formula
-    rows = bleu_statistics(hypotheses, references, max_order=formula.max_order,
-                           ref_length=formula.ref_length)
-    streams = id_streams(hypotheses, references, None, None)
-    metric.num_refs = num_refs(streams, Context(cuda))
-    metric.input_tokenizer_signature = IDS_SIGNATURE
-    return rows
+    return _bleu(metric).segment_statistics(hypotheses, references)
 
 
 def corpus_score(metric, hypotheses, references):
     """``metric.corpus_score`` of token ids on the GPU: the rows are summed on the device
     and only the summed row comes back to be scored (a ``BLEUScore``)."""
-    rows = metric_statistics(metric, hypotheses, references)
-    total = corpus_statistics(rows)
-    host = total.cpu().numpy() if hasattr(total, "cpu") else \
-        total.get() if hasattr(total, "get") else total.copy_to_host()
-    return metric.formula.score(np.asarray(host, dtype=np.int64), check=False)
+    return _bleu(metric).corpus_score(hypotheses, references)
 
 
 def nltk_sentence_bleu(hypotheses, references, weights=(0.25, 0.25, 0.25, 0.25),

@@ -59,7 +59,7 @@ def chrf_matrix(candidates, references=None, *, char_order: int = 6, word_order:
     ``torch.as_tensor(m, device="cuda")`` or ``cupy.asarray(m)`` read them
     without a copy).
     """
-    from .. import CHRF
+    from ..metrics.chrf.metric import CHRF
     from . import _cpu
 
     metric = CHRF(char_order=char_order, word_order=word_order, beta=beta,
@@ -87,7 +87,7 @@ def bleu_matrix(candidates, references=None, *, ragged: bool = False, **bleu_opt
     """Sentence BLEU of every candidate against every pseudo-reference of its source, on the
     GPU: :func:`fastbleu.pairwise.bleu_matrix`'s arguments and values (Papineni et al.,
     2002; sacrebleu's ``BLEU(**bleu_options).sentence_score``)."""
-    from .. import BLEU
+    from ..metrics.bleu.metric import BLEU
     from . import _cpu
 
     metric = BLEU(**bleu_options)

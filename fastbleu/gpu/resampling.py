@@ -59,9 +59,9 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     views = [context.view(s, f"systems[{k}]") for k, s in enumerate(systems)]
     n, width = views[0].shape
     if formula is None:
-        from .. import BLEU
+        from ..metrics.bleu.formula import BLEUFormula
 
-        formula = BLEU(max_ngram_order=(width - 2) // 2).formula
+        formula = BLEUFormula((width - 2) // 2)
     for k, view in enumerate(views):
         if view.shape != (n, formula.row_width) or view.dtype != np.int64:
             raise ValueError(f"systems[{k}] must be int64 rows of shape ({n}, "

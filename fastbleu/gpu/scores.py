@@ -53,9 +53,9 @@ def sentence_scores(rows, formula=None):
     cuda, kernels, _ = _kernels()
     context = Context(cuda, rows if on_device(rows) else None)
     if formula is None:
-        from .. import BLEU
+        from ..metrics.bleu.formula import BLEUFormula
 
-        formula = BLEU(max_ngram_order=(int(np.shape(rows)[1]) - 2) // 2).formula
+        formula = BLEUFormula((int(np.shape(rows)[1]) - 2) // 2)
     view = _rows(context, rows, formula.row_width)
     order, smooth, value, effective, compensated, weights, scale = formula.kernel_args
     out, owner = context.empty(view.shape[0], np.float64)

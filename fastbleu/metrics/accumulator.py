@@ -125,11 +125,11 @@ class Accumulator:
         if metric.options() != self.options:
             raise ValueError(f"the {self.key} metric's options changed since this accumulator "
                              "was made; make a new accumulator for the new options")
-        rows = metric.segment_statistics(hypotheses, references)
-        if rows.shape[0]:
+        total, n = metric._summed(hypotheses, references)  # GPU inputs: summed there
+        if n:
             self._add_input_signature(metric.input_tokenizer_signature)
-            self._total += rows.sum(axis=0)
-            self.n_segments += int(rows.shape[0])
+            self._total += total
+            self.n_segments += n
             self.num_refs = merged_num_refs(self.num_refs, metric.num_refs)
         elif self._empty_num_refs is None:
             self._empty_num_refs = metric.num_refs

@@ -207,6 +207,27 @@ class Metric(ABC):
         the batch's pool thread; ``tally`` adds up counts over the batches of one input.
         BLEU warns here of tokenized text, as sacrebleu does."""
 
+    def _device_rows(self, hypotheses, references):
+        """Rows left on the GPU for an input already there (BLEU's token ids as CUDA arrays:
+        :mod:`fastbleu.gpu`), or None for any other input."""
+        return None
+
+    def _summed(self, hypotheses, references) -> tuple[np.ndarray, int]:
+        """The column sums of the input's rows (int64, on the host) and its segments."""
+        device = self._device_rows(hypotheses, references)
+        if device is not None:  # summed on the device; only one row comes back
+            from ..gpu.arrays import to_host
+            from ..gpu.scores import corpus_statistics
+
+            return (np.ascontiguousarray(to_host(corpus_statistics(device)), dtype=np.int64),
+                    int(device.shape[0]))
+        total = np.zeros(self.formula.row_width, dtype=np.int64)
+        n = 0
+        for rows in self.statistics_batches(hypotheses, references):
+            total += rows.sum(axis=0)
+            n += len(rows)
+        return total, n
+
     def _rows(self, hypotheses, references, first: int, last: int, buffers) -> np.ndarray:
         """The rows of segments ``first:last`` of a converted input (:meth:`_convert`)."""
         refs = [stream.slice(first, last) for stream in references] \
@@ -325,6 +346,9 @@ class Metric(ABC):
             ``formula.statistics_names`` (in sacrebleu's order, so that a row
             means the same in both tools).
         """
+        device = self._device_rows(hypotheses, references)
+        if device is not None:  # on the GPU, left there (an array of the input's library)
+            return device
         batches = self.statistics_batches(hypotheses, references)
         width = self.formula.row_width
         if isinstance(hypotheses, list):  # rows straight into the result, not concatenated
@@ -364,11 +388,7 @@ class Metric(ABC):
         """
         if check_bootstrap(n_bootstrap) > 1:
             return self._score_with_confidence(hypotheses, references, n_bootstrap)
-        formula = self.formula
-        total = np.zeros(formula.row_width, dtype=np.int64)
-        for rows in self.statistics_batches(hypotheses, references):
-            total += rows.sum(axis=0)
-        return formula.score(total, check=False)
+        return self.formula.score(self._summed(hypotheses, references)[0], check=False)
 
     def _score_with_confidence(self, hypotheses, references, n_bootstrap: int) -> Score:
         """The corpus score with sacrebleu's bootstrap mean and 95 % interval (Koehn, 2004).
@@ -403,8 +423,14 @@ class Metric(ABC):
         Returns
         -------
         numpy.ndarray
-            float64, one score per segment.
+            float64, one score per segment (for token ids on a GPU, a device
+            array of the input's library: :mod:`fastbleu.gpu`).
         """
+        device = self._device_rows(hypotheses, references)
+        if device is not None:  # scored on the GPU, left there
+            from ..gpu.scores import sentence_scores
+
+            return sentence_scores(device, self.formula)
         return self.formula.scores(self.segment_statistics(hypotheses, references), check=False)
 
     def sentence_score(self, hypothesis: str, references) -> Score:

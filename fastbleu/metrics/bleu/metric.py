@@ -163,6 +163,24 @@ class BLEU(Metric):
         self.input_tokenizer_signature = IDS_SIGNATURE
         return hyps, streams
 
+    def _device_rows(self, hypotheses, references):
+        """Token ids already on a GPU (CUDA arrays of torch, CuPy, JAX; :mod:`fastbleu.gpu`):
+        their rows, computed and left there."""
+        from ...gpu.arrays import on_device  # numpy only: asks the object where it lives
+
+        if not on_device(hypotheses):
+            return None
+        if self.lowercase:
+            raise ValueError("lowercase=True does not apply to token ids (ids have no case); "
+                             "score them with BLEU(lowercase=False)")
+        from ...gpu.metric import device_statistics
+
+        formula = self.formula
+        rows, self.num_refs = device_statistics(hypotheses, references, formula.max_order,
+                                                formula.ref_length)
+        self.input_tokenizer_signature = IDS_SIGNATURE
+        return rows
+
     def _list_batches(self, hypotheses, references, threads: int):
         if is_token_ids(hypotheses):  # a list of id lists: converted whole
             return None
