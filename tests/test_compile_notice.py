@@ -10,7 +10,8 @@ import sys
 import numba
 import pytest
 
-from fastbleu._kernels.notice import compile_notice, message
+import fastbleu._kernels  # noqa: F401  (installs the listener, as any kernel import does)
+from fastbleu.progress import COMPILE_NOTICE, compile_message as message
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -31,7 +32,7 @@ def test_message_names_the_metrics():
 
 def test_first_compile_of_a_fastbleu_kernel_prints_one_line():
     stream = io.StringIO()
-    with compile_notice(["ter"], stream=stream) as listener:
+    with COMPILE_NOTICE.during(message(["ter"]), stream=stream) as listener:
         assert _jitted("not_fastbleu.module")(1) == 2  # another library's compile: silent
         assert stream.getvalue() == "" and not listener.shown
         assert _jitted("fastbleu.probe_a")(1) == 2
@@ -43,12 +44,12 @@ def test_first_compile_of_a_fastbleu_kernel_prints_one_line():
 
 def test_quiet_prints_nothing_and_a_closed_stream_is_no_error():
     stream = io.StringIO()
-    with compile_notice(["bleu"], enabled=False, stream=stream) as listener:
+    with COMPILE_NOTICE.during(None, stream=stream) as listener:  # -q: no text
         _jitted("fastbleu.probe_d")(1)
-    assert listener is None and stream.getvalue() == ""
+    assert not listener.shown and stream.getvalue() == ""
     closed = io.StringIO()
     closed.close()
-    with compile_notice(["bleu"], stream=closed) as listener:
+    with COMPILE_NOTICE.during(message(["bleu"]), stream=closed) as listener:
         assert _jitted("fastbleu.probe_e")(1) == 2
     assert listener.shown
 

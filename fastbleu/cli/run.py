@@ -46,7 +46,7 @@ def _compile_notice(args, plan: Plan):
     as it was."""
     import sys
 
-    from .._kernels.notice import compile_notice
+    from ..progress import COMPILE_NOTICE, compile_message
 
     shown = plan.progress
     if shown is None:
@@ -54,7 +54,8 @@ def _compile_notice(args, plan: Plan):
             shown = sys.stderr is not None and sys.stderr.isatty()
         except (AttributeError, OSError, ValueError):
             shown = False
-    return compile_notice([key for key, _ in plan.metrics], enabled=bool(shown))
+    return COMPILE_NOTICE.during(compile_message([key for key, _ in plan.metrics])
+                                 if shown else None)
 
 
 def _check_spm_model(args, plan: Plan) -> None:
