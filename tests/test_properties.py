@@ -371,6 +371,7 @@ _ALL_OPTIONS = {"tokenize": "13a", "lowercase": True, "smooth_method": "add-k",
                 "smooth_value": 0.5, "effective_order": True, "max_ngram_order": 6}
 
 
+@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
 @examples(_DEFAULT_MAIN_EXAMPLES)
 @given(cfg=configs, corpus=corpora(), cached=st.booleans())
 @example(cfg=_ALL_OPTIONS,
@@ -435,6 +436,7 @@ def test_formula_on_random_statistics(cfg, data):
 # -- tokenizers --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
 @examples(1000)
 @given(lines=st.lists(line, min_size=1, max_size=20), tokenize=st.sampled_from(TOKENIZERS),
        lowercase=st.booleans())
@@ -500,6 +502,7 @@ def _exhaustive_13a(alphabet: list[str], max_len: int) -> None:
                     + "\n".join(token_report(lines[i], "13a", False) for i in shortest))
 
 
+@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
 def test_13a_exhaustive_short_strings():
     """Every string of up to 5 characters over the classes that decide 13a's rules."""
     _exhaustive_13a(["1", ".", ",", "-", "a", " ", "!", "\n", "\u00e9", "\u3000"], 5)
@@ -561,6 +564,7 @@ def _flat(tokens) -> tuple[np.ndarray, np.ndarray]:
     return tokens.hashes[tokens.start[segment] + np.arange(segment.size) - first[segment]], segment
 
 
+@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
 def test_lowercase_every_code_point():
     """lowercase=True equals str.lower() for every code point, alone and after a letter."""
     none = get_tokenizer("none")
