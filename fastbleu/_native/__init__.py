@@ -125,10 +125,12 @@ def _one_piece(n: int):
 
     One piece is fewer than ``2 * MIN_CHUNK`` segments, or, in the main thread, up to
     :data:`SERIAL_LIMIT`: a batch that the batch pipeline runs in the calling thread
-    because it is the whole input.  Serially, the compiled kernels take about 20 ms a
-    10,000-line batch, far less than numba's import and cache load (0.6 s warm) and its
-    first compile (10 s and more), and no other thread of fastbleu's waits for the GIL
-    they hold: pool threads, which batches of larger inputs run on, get the JIT kernels.
+    because it is the whole input.  Serially, the compiled kernels score 10,010 lines in
+    well under 0.1 s, less than numba's import and cache load (about 0.6 s warm; the
+    whole run took 0.29 against 1.06 CPU seconds warm, benchmarks/bench_first_run.py)
+    and far less than its first compile (12 CPU seconds), and no other thread of
+    fastbleu's waits for the GIL they hold: pool threads, which batches of larger inputs
+    run on, get the JIT kernels.
     """
     if n < 2 * MIN_CHUNK or (n <= SERIAL_LIMIT
                              and threading.current_thread() is threading.main_thread()):
