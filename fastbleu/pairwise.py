@@ -182,8 +182,8 @@ def _from_python(values, name: str) -> tuple[TextColumn, np.ndarray]:
         value = flat[k]
         if column is not None or not isinstance(value, str):
             s = int(np.searchsorted(bounds, k, side="right")) - 1
-            what = "None" if value is None else f"a {type(value).__name__}"
-            raise TypeError(f"{name}[{s}][{k - bounds[s]}] is {what}, not a str")
+            what = "None" if value is None else type(value).__name__
+            raise TypeError(f"{name}[{s}][{k - bounds[s]}] is {what}, not str")
     return column, bounds
 
 

@@ -1,8 +1,11 @@
-"""A progress line on standard error for long jobs: rows done, rows/s and ETA."""
+"""What a long job says on standard error: a progress line (rows done, rows/s and ETA),
+and the one line of a first run that has to compile kernels."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 import time
 
 
@@ -75,3 +78,62 @@ class Progress:
             self.stream.flush()
         except (OSError, ValueError):
             self.enabled = False
+
+
+#: The name of each metric key in the compile notice.
+_METRIC_NAMES = {"bleu": "BLEU", "chrf": "chrF", "ter": "TER", "nist": "NIST"}
+
+
+def compile_message(keys) -> str:
+    """The compile notice for the metrics ``keys`` (``["chrf"]``: "... the chrF kernels ...")."""
+    names = list(dict.fromkeys(_METRIC_NAMES.get(key, key) for key in keys)) or ["fastbleu"]
+    listed = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return (f"fastbleu: compiling the {listed} kernels once; later runs load them from "
+            "the cache")
+
+
+class CompileNotice:
+    """One line on standard error at the first numba compile of a fastbleu kernel.
+
+    A first run compiles for 5-15 s with nothing else printed, which looks like a
+    hang.  The command line sets the line for its run (:meth:`during`);
+    :mod:`fastbleu._kernels.notice`, installed when the kernels are first imported,
+    calls :meth:`show` at numba's ``numba:compile`` event, which numba fires on a
+    cache miss only.  This module imports neither numba nor numpy, so a run that
+    the ahead-of-time kernels serve still never imports numba.
+    """
+
+    def __init__(self):
+        self.text = None
+        self.stream = None
+        self.shown = False
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def during(self, text: str | None, stream=None):
+        """Within the block, the first compile prints ``text`` (None: nothing) on
+        ``stream`` (default: ``sys.stderr`` at the time); yields this object."""
+        self.text, self.stream, self.shown = text, stream, False
+        try:
+            yield self
+        finally:
+            self.text, self.stream = None, None
+
+    def show(self) -> None:
+        """Print the line, if one is set and not yet printed (from any thread)."""
+        with self._lock:
+            if self.text is None or self.shown:
+                return
+            self.shown = True
+            text, stream = self.text, self.stream if self.stream is not None else sys.stderr
+        if stream is None:
+            return
+        try:
+            stream.write(text + "\n")
+            stream.flush()
+        except (OSError, ValueError):  # a closed or full standard error: no notice
+            pass
+
+
+#: The notice of this process (fastbleu's kernels are compiled once per process).
+COMPILE_NOTICE = CompileNotice()

@@ -13,6 +13,7 @@ Each module is one stage of the pipeline::
     resample         resampled and randomized sums -> BLEU per resample
     threads          chunks of segments on a thread pool (re-created after fork())
     cache            where numba caches these kernels: a per-user folder, never the package
+    notice           the line a first run prints when it compiles (fastbleu.progress)
     aot              the ahead-of-time build of plain BLEU's kernels (numba.pycc, at install
                      time; fastbleu._native calls them without importing numba)
 
@@ -24,3 +25,8 @@ from . import cache as _cache
 # Before any kernel module is imported: numba picks a function's cache folder
 # when ``@njit(cache=True)`` decorates it.
 _cache.register()
+
+# The compile notice of the command line (fastbleu.progress.COMPILE_NOTICE).
+from . import notice as _notice  # noqa: E402
+
+_notice.install()

@@ -11,8 +11,9 @@ here call that module when
 * it is installed, was built from exactly this source and numpy ABI
   (:func:`source_digest`), and ``FASTBLEU_NO_AOT`` is not set;
 * the work is one piece: fewer than ``2 * MIN_CHUNK`` segments, which the JIT
-  kernels would also run as one piece in the calling thread (the compiled
-  module holds the GIL, so it does not take larger inputs from the thread pool);
+  kernels would also run as one piece in the calling thread, or a whole input of
+  one batch (up to :data:`SERIAL_LIMIT` segments) in the main thread (the compiled
+  module holds the GIL, so it does not take work from the thread pool);
 * every array has exactly the dtype, dimensions and layout of the compiled
   signature (the compiled module does not check them), every number the
   exact type (a float32 ``smooth_value`` would get a float32 JIT kernel).
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from importlib import import_module
 from pathlib import Path
 
@@ -44,6 +46,10 @@ PACKAGE = Path(__file__).resolve().parent.parent
 #: ``FASTBLEU_NO_AOT=1``: never use the compiled module (benchmarks, tests of the fallback).
 DISABLE = "FASTBLEU_NO_AOT"
 
+#: Segments the compiled module takes at once from the main thread: the batch
+#: pipeline's batch (``fastbleu.statistics.tokens.KERNEL_BATCH_SIZE``), so that a whole
+#: input of one batch never starts numba (see :func:`_one_piece`).
+SERIAL_LIMIT = 1 << 14
 _TOKENIZERS = (TOKENIZE_NONE, TOKENIZE_13A, TOKENIZE_CHAR)
 _UNSET = object()
 _module = _UNSET
@@ -115,8 +121,21 @@ def _formula_args(max_order, smooth, smooth_value, effective_order, compensated,
 
 
 def _one_piece(n: int):
-    """The compiled module if ``n`` segments are one piece of work and it may be used."""
-    return compiled_module() if n < 2 * MIN_CHUNK else None
+    """The compiled module if ``n`` segments are one piece of work and it may be used.
+
+    One piece is fewer than ``2 * MIN_CHUNK`` segments, or, in the main thread, up to
+    :data:`SERIAL_LIMIT`: a batch that the batch pipeline runs in the calling thread
+    because it is the whole input.  Serially, the compiled kernels score 10,010 lines in
+    well under 0.1 s, less than numba's import and cache load (about 0.6 s warm; the
+    whole run took 0.29 against 1.06 CPU seconds warm, benchmarks/bench_first_run.py)
+    and far less than its first compile (12 CPU seconds), and no other thread of
+    fastbleu's waits for the GIL they hold: pool threads, which batches of larger inputs
+    run on, get the JIT kernels.
+    """
+    if n < 2 * MIN_CHUNK or (n <= SERIAL_LIMIT
+                             and threading.current_thread() is threading.main_thread()):
+        return compiled_module()
+    return None
 
 
 def tokenize_column(data, offsets, kind, out_hashes, out_count, out_start) -> None:

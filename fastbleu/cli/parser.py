@@ -60,9 +60,9 @@ class _Parser(argparse.ArgumentParser):
             raise SystemExit(2) from None
 
     def error(self, message):
-        if sys.stderr is not None:
-            self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        # One line, as every other fastbleu error: argparse's whole usage block (25
+        # lines) buries the message; point to --help instead.
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def apply_environment(args) -> None:

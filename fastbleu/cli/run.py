@@ -29,13 +29,33 @@ def execute(args) -> str | None:
     plan = make_plan(args)
     if args.spm_model is not None and args.tokenize_column is None:
         _check_spm_model(args, plan)
-    if plan.mode == TABLE:
-        from .table_mode import table_paired, table_scores
+    with _compile_notice(args, plan):
+        if plan.mode == TABLE:
+            from .table_mode import table_paired, table_scores
 
-        return table_paired(args, plan) if plan.test else table_scores(args, plan)
-    from .text_mode import text_scores
+            return table_paired(args, plan) if plan.test else table_scores(args, plan)
+        from .text_mode import text_scores
 
-    return text_scores(args, plan)
+        return text_scores(args, plan)
+
+
+def _compile_notice(args, plan: Plan):
+    """One line on standard error when a kernel must be compiled: a first run's 5-15 s of
+    compiling would otherwise look like a hang.  Shown where the progress line is (a
+    terminal, or ``--progress``; never with ``-q``), so a script's standard error stays
+    as it was."""
+    import sys
+
+    from ..progress import COMPILE_NOTICE, compile_message
+
+    shown = plan.progress
+    if shown is None:
+        try:
+            shown = sys.stderr is not None and sys.stderr.isatty()
+        except (AttributeError, OSError, ValueError):
+            shown = False
+    return COMPILE_NOTICE.during(compile_message([key for key, _ in plan.metrics])
+                                 if shown else None)
 
 
 def _check_spm_model(args, plan: Plan) -> None:

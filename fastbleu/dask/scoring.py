@@ -22,7 +22,8 @@ from ..signals import held
 from ..tables.groups import Groups, canonical_key
 from ..tables.job import TableJob
 from ..tables.paths import CSV_SUFFIXES, JSON_SUFFIXES
-from ..tables.pieces import parquet_pieces
+from ..progress import Progress
+from ..tables.pieces import ParquetPiece, parquet_pieces
 from ..tables.readers import check_columns
 from ..tables.results import GroupScores, MetricScores
 from ..tables.targets import check_directory
@@ -42,8 +43,22 @@ def _is_dask_frame(source) -> bool:
     return isinstance(source, dd.DataFrame)
 
 
-def _pieces(source, job: TableJob, partition_rows: int) -> list:
-    """The partitions of ``source``: Parquet pieces, or delayed pandas partitions."""
+def _threads(client) -> int:
+    """The threads of ``client``'s workers (of Dask's current client without one; 1 when
+    there is none): a Parquet dataset is cut into at least this many partitions."""
+    if client is None:
+        try:
+            from distributed import default_client
+
+            client = default_client()
+        except (ImportError, ValueError):  # no client: Dask's local threads
+            return 1
+    return max(1, sum(client.nthreads().values()))
+
+
+def _pieces(source, job: TableJob, partition_rows: int, min_pieces: int = 1) -> list:
+    """The partitions of ``source``: Parquet pieces (at least ``min_pieces`` where the row
+    groups allow), or delayed pandas partitions."""
     columns = list(dict.fromkeys(job.columns))
     if _is_dask_frame(source):
         check_columns("DataFrame", list(source.columns), columns)
@@ -58,15 +73,17 @@ def _pieces(source, job: TableJob, partition_rows: int) -> list:
         raise InputError(f"{os.fspath(source)}: a cluster reads Parquet here; read other "
                          "formats with dask.dataframe (read_csv, read_json) and pass the "
                          "DataFrame")
-    return parquet_pieces(source, columns, partition_rows)
+    return parquet_pieces(source, columns, partition_rows, min_pieces)
 
 
-def _compute(graph, client):
+def _compute(graph, client, meter: Progress | None = None, leaves=(), rows=()):
     """The graph's result; on a cluster, waited for in short steps that look for a signal.
 
     A SIGTERM whose exception a library swallowed (distributed's gc callback)
     stops the wait within a quarter of a second (:func:`fastbleu.signals.check`)
-    instead of after the whole computation.
+    instead of after the whole computation.  With ``meter``, every step also
+    counts the ``rows`` of the ``leaves`` (the partitions' tasks of ``graph``) that
+    are done, on the progress line.
     """
     import dask
 
@@ -76,7 +93,9 @@ def _compute(graph, client):
 
     from ..signals import check
 
-    futures = client.compute(graph)
+    track = meter is not None and meter.enabled and len(leaves) > 0
+    futures, *pending = client.compute([graph, *leaves]) if track else [client.compute(graph)]
+    counts = list(rows)
     try:
         while True:
             try:
@@ -84,10 +103,28 @@ def _compute(graph, client):
                 break
             except TimeoutError:
                 check()
-        return client.gather(futures)
+            finally:
+                if track:  # a finished partition's future is dropped: its result may go
+                    for k, future in enumerate(pending):
+                        if future is not None and future.done():
+                            meter.update(counts[k])
+                            pending[k] = None
+        result = client.gather(futures)
+        if track:
+            meter.update(sum(counts[k] for k, f in enumerate(pending) if f is not None))
+            meter.close()
+        return result
     except BaseException:
-        client.cancel(futures)
+        client.cancel([futures, *[f for f in pending if f is not None]] if track else futures)
         raise
+
+
+def _meter(pieces: list, progress: bool | None, client) -> Progress | None:
+    """The progress line of a cluster run over Parquet pieces (None for a Dask DataFrame,
+    whose rows are not known before it is read, or without a cluster)."""
+    if client is None or not pieces or not all(isinstance(p, ParquetPiece) for p in pieces):
+        return None
+    return Progress(sum(p.num_rows for p in pieces), progress)
 
 
 def _tree(parts: list, merge):
@@ -134,7 +171,8 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     metric_set = job.metric_set()
     if segments_out is not None:  # before reading any footer: never an input, never a file
         check_directory(segments_out, source)
-    pieces = _pieces(source, job, partition_rows)
+    pieces = _pieces(source, job, partition_rows, _threads(client))
+    meter = _meter(pieces, progress, client)
     segments = None
     try:
         with held():  # a signal waits until the temporary directory is ours to discard
@@ -155,7 +193,8 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
                      None if segments is None else segments.part(f"part.{index:05d}.parquet"),
                      offsets[index], weights)
                  for index, piece in enumerate(pieces)]
-        groups = _compute(_tree(tasks, partitions.merge_groups), client) if tasks else \
+        groups = _compute(_tree(tasks, partitions.merge_groups), client, meter, tasks,
+                          [getattr(p, "num_rows", 0) for p in pieces]) if tasks else \
             Groups(metric_set.width)
         if segments is not None:
             segments.commit()
@@ -205,11 +244,14 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         lie inside one (:mod:`fastbleu.tables.targets`).  A Dask DataFrame source is
         counted first, for the row numbers.
     progress : bool or None
-        Accepted for compatibility and ignored: Dask's dashboard shows the
-        progress of a cluster.
+        The progress line on standard error (None: when it is a terminal),
+        counting the rows of the partitions done; on a cluster
+        (``client``, or Dask's current client) and Parquet input only.
     partition_rows : int
-        A Parquet file with more rows than this is cut into several
-        partitions at row-group boundaries (default 2**21).
+        A Parquet dataset is cut at row-group boundaries into partitions of
+        at most this many rows (default 2**21), and into at least as many
+        partitions as the cluster has worker threads where its row groups
+        allow, so that every worker gets work.
     **bleu_options
         :class:`fastbleu.BLEU`'s arguments, for the metric named ``"bleu"``.
 
@@ -280,7 +322,7 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
                           encoding_errors, batch_size, bleu_options,
                           None if metric is None else [metric])
     width = job.metric().formula.row_width
-    pieces = _pieces(source, job, partition_rows)
+    pieces = _pieces(source, job, partition_rows, _threads(client))
     grouped = bool(job.keys)
     from dask import delayed
 

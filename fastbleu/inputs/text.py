@@ -190,7 +190,7 @@ def _from_arrow(array, name: str, trusted: bool = False) -> TextColumn:
 def _raise_for_first_non_string(values: Sequence, name: str) -> None:
     for i, value in enumerate(values):
         if not isinstance(value, str) and value is not None:
-            raise TypeError(f"{name}[{i}] is a {type(value).__name__}, not a str")
+            raise TypeError(f"{name}[{i}] is {type(value).__name__}, not str")
 
 
 def _from_python(values: Sequence, name: str, allow_null: bool) -> TextColumn:

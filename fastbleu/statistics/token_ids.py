@@ -170,7 +170,7 @@ def _from_sequence(values: Sequence, name: str) -> _Part:
                                  f"{row.shape}")
             arrays = True
         elif isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
-            raise TypeError(f"{name}[{i}] is a {type(row).__name__}: give every segment as a "
+            raise TypeError(f"{name}[{i}] is {type(row).__name__}: give every segment as a "
                             "sequence of integer ids (or every segment as a string)")
         lengths[i] = len(row)
         rows.append(row)

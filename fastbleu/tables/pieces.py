@@ -46,11 +46,15 @@ class ParquetPiece:
                                 row_groups=list(self.row_groups), columns=list(columns))
 
 
-def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) -> list[ParquetPiece]:
+def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21,
+                   min_pieces: int = 1) -> list[ParquetPiece]:
     """A Parquet dataset (file, directory or glob) cut into pieces of whole row groups.
 
     Every file is at least one piece; a file with many row groups is cut
-    into pieces of about ``rows_per_piece`` rows.  The files' footers are
+    into pieces of about ``rows_per_piece`` rows, or fewer: the pieces are
+    made small enough that there are at least ``min_pieces`` of them (the
+    threads of a cluster, so that every worker gets work) where the row
+    groups allow it (a row group is never split).  The files' footers are
     read here, so a missing column, or a column whose type differs between
     files, is found before any work.
 
@@ -67,18 +71,23 @@ def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) ->
     if not os.path.isdir(path) and not all(p.lower().endswith(PARQUET_SUFFIXES) for p in paths) \
             and len(paths) > 1:
         raise InputError(f"{path}: not every matching file is Parquet")
-    pieces = []
-    row = 0
     wanted = list(dict.fromkeys(columns))
-    schemas = []
+    schemas, files = [], []
     for file in paths:
         parquet = _open_parquet(file, wanted)
         metadata = parquet.metadata
         schemas.append((file, parquet.schema_arrow))
+        files.append((file, [metadata.row_group(g).num_rows
+                             for g in range(metadata.num_row_groups)]))
+    check_same_types(wanted, schemas)
+    total = sum(sum(groups) for _, groups in files)
+    target = min(rows_per_piece, max(1, -(-total // max(min_pieces, 1))))
+    pieces = []
+    row = 0
+    for file, group_rows in files:
         groups, size = [], 0
-        for g in range(metadata.num_row_groups):
-            rows = metadata.row_group(g).num_rows
-            if groups and size + rows > rows_per_piece:
+        for g, rows in enumerate(group_rows):
+            if groups and size + rows > target:
                 pieces.append(ParquetPiece(file, tuple(groups), row, size))
                 row += size
                 groups, size = [], 0
@@ -86,5 +95,4 @@ def parquet_pieces(source, columns: list[str], rows_per_piece: int = 1 << 21) ->
             size += rows
         pieces.append(ParquetPiece(file, tuple(groups), row, size))
         row += size
-    check_same_types(wanted, schemas)
     return pieces

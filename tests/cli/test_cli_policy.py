@@ -180,8 +180,28 @@ def test_abbreviated_flags_are_usage_errors(capsys, flag, words):
         main([REF, "-i", HYP, *flag])
     assert stop.value.code == 2
     captured = capsys.readouterr()
-    assert captured.out == "" and words in captured.err
-    assert captured.err.startswith("usage: fastbleu")
+    assert captured.out == ""
+    assert len(captured.err.splitlines()) == 1
+    assert captured.err.startswith(f"fastbleu: error: {words}")
+    assert captured.err.endswith(" (see fastbleu --help)\n")
+
+
+@pytest.mark.parametrize("flags, words", [
+    (["-f", "xml"], "argument -f/--format: invalid choice: 'xml'"),
+    (["-w"], "argument -w/--width: expected one argument"),
+    (["-w", "two"], "argument -w/--width: invalid int value: 'two'"),
+    (["-pbs", "-par"], "argument -par/--paired-ar: not allowed with argument -pbs/--paired-bs"),
+], ids=str)
+def test_usage_errors_are_one_line(capsys, flags, words):
+    """Every argparse refusal is one line that points to --help (issue 28: a misspelled
+    flag printed the 25-line usage block first), exit status 2, nothing on stdout."""
+    with pytest.raises(SystemExit) as stop:
+        main([REF, "-i", HYP, *flags])
+    captured = capsys.readouterr()
+    assert stop.value.code == 2 and captured.out == ""
+    assert len(captured.err.splitlines()) == 1
+    assert captured.err.startswith(f"fastbleu: error: {words}")
+    assert captured.err.endswith(" (see fastbleu --help)\n")
 
 
 def test_attached_values_of_one_letter_flags_still_work(capsys):

@@ -515,3 +515,68 @@ def test_a_lost_signal_stops_the_wait_for_the_cluster(client):
     assert stopped.value.signum == signal.SIGTERM
     assert time.monotonic() - start < 3
     time.sleep(4)  # the cancelled task's thread finishes its sleep before the next test
+
+
+# -- one large file: partitions by row groups and workers, and the progress line (issue 28) --
+
+
+@pytest.fixture(scope="module")
+def single_file(tmp_path_factory):
+    """The shuffled sample as ONE Parquet file of 20 row groups (100 rows each): far under
+    the partition size, which once made it one partition for one worker."""
+    path = tmp_path_factory.mktemp("single") / "single.parquet"
+    pq.write_table(_shuffled_sample(), path, row_group_size=100)
+    return path
+
+
+def test_pieces_are_cut_for_every_thread(single_file, tmp_path):
+    from fastbleu.tables.pieces import parquet_pieces
+
+    assert len(parquet_pieces(single_file, REFS)) == 1  # one process: one piece is enough
+    for threads in (2, 3, 8, 20, 50):
+        pieces = parquet_pieces(single_file, REFS, min_pieces=threads)
+        assert len(pieces) >= min(threads, 20)
+        assert max(p.num_rows for p in pieces) <= max(100, -(-2000 // threads))
+        groups = [g for p in pieces for g in p.row_groups]
+        assert groups == list(range(20))  # every row group once, in order
+        assert [p.first_row for p in pieces] == \
+            np.cumsum([0] + [p.num_rows for p in pieces[:-1]]).tolist()
+    # partition_rows still caps the pieces; a row group is never split
+    assert {p.num_rows for p in parquet_pieces(single_file, REFS, 300, 2)} == {300, 200}
+    whole = tmp_path / "whole.parquet"
+    pq.write_table(_shuffled_sample(), whole)  # one row group
+    assert len(parquet_pieces(whole, REFS, min_pieces=4)) == 1
+
+
+def test_one_file_keeps_every_worker_busy(client, single_file):
+    from distributed import get_task_stream
+
+    options = {"refs": REFS, "group_by": ["system", "pair"], "doc": "doc"}
+    expected = fastbleu.score_table(single_file, **options)
+    with get_task_stream(client) as stream:
+        result = fd.score_table(single_file, client=client, **options)
+    assert result.equals(expected)
+    workers = {task["worker"] for task in stream.data
+               if str(task["key"]).startswith("('group_statistics")
+               or "group_statistics" in str(task["key"])}
+    assert len(workers) == 2, stream.data
+    stats = fd.segment_statistics(single_file, refs=REFS, client=client)
+    assert (stats == BLEU().segment_statistics(
+        _shuffled_sample().column("hyp").to_pylist(),
+        [_shuffled_sample().column(r).to_pylist() for r in REFS])).all()
+
+
+def test_progress_line_on_a_cluster(client, single_file, capsys):
+    fd.score_table(single_file, refs=REFS, client=client, progress=True)
+    err = capsys.readouterr().err
+    assert "2,000/2,000 rows (100%)" in err and err.endswith("\n")
+    fd.score_table(single_file, refs=REFS, client=client)  # progress=False: nothing
+    assert capsys.readouterr().err == ""
+    argv = [str(single_file), "--ref-column", "ref", "--ref-column", "ref2", "-b"]
+    assert main(argv) == 0
+    score = capsys.readouterr().out
+    assert main(argv + ["--scheduler", client.scheduler.address, "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == score and "2,000/2,000 rows (100%)" in captured.err
+    assert main(argv + ["--scheduler", client.scheduler.address, "-q"]) == 0
+    assert capsys.readouterr().err == ""

@@ -230,6 +230,30 @@ def test_compiled_run_imports_no_numba_and_prints_what_the_jit_prints(package_co
     assert fast["imported"] == []  # neither numba, nor pyarrow, nor scipy
 
 
+def test_a_whole_input_of_one_batch_is_served_without_numba(package_copy, tmp_path):
+    """10,010 lines (above two pieces of MIN_CHUNK, within one batch of the pipeline): the
+    batch runs in the main thread, so the compiled module serves it and a first run
+    compiles nothing (issue 28: 13 s of compiling against 1 s warm); the same output as
+    the JIT's, which splits it among its threads."""
+    from fastbleu.statistics.tokens import KERNEL_BATCH_SIZE
+
+    assert _native.SERIAL_LIMIT == KERNEL_BATCH_SIZE
+    files = []
+    for name in ("ref-A", "ref-B", "sys-A"):
+        lines = (DATA / f"sample.{name}.en").read_text(encoding="utf-8").splitlines()
+        files.append(tmp_path / name)
+        files[-1].write_text("\n".join(lines * 10 + lines[:10]) + "\n", encoding="utf-8")
+    argv = [str(files[0]), str(files[1]), "-i", str(files[2])]
+    for flags in ([], ["-tok", "char", "-lc"]):
+        fast = run_cli(package_copy, *argv, *flags)
+        slow = run_cli(ROOT, *argv, *flags, FASTBLEU_NO_AOT="1")
+        assert fast["status"] == slow["status"] == 0
+        assert fast["output"] == slow["output"]
+        assert fast["native"]["calls"]["tokenize_chunk"] > 0
+        assert fast["native"]["calls"]["chunk_statistics"] > 0
+        assert fast["imported"] == []
+
+
 def test_edited_source_is_not_served_by_an_old_build(package_copy, tmp_path):
     edited = tmp_path / "site"
     shutil.copytree(package_copy, edited)

@@ -82,10 +82,24 @@ def test_texygen_recipe_on_text():
     assert expected[0] == 1.0  # its duplicate is among the others
 
 
+def _warned(call) -> list[tuple]:
+    """Every warning ``call()`` gives (none escapes to the test run's summary)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    return [(w.category, str(w.message)) for w in caught]
+
+
 def test_method0_warns_like_nltk():
+    """NLTK's UserWarning for each order without a match, the same messages as NLTK's loop
+    (which repeats them for every sentence); all are caught here, none leaks."""
     sents = ["a b".split(), "a c".split()]
-    with pytest.warns(UserWarning, match="0 counts of 2-gram overlaps"):
-        self_bleu(sents)
+    ours = _warned(lambda: self_bleu(sents))
+    theirs = _warned(lambda: [nltk_bleu.sentence_bleu([sents[1 - i]], sents[i])
+                              for i in range(2)])
+    assert [c for c, _ in ours] == [UserWarning] * 3
+    assert "0 counts of 2-gram overlaps" in ours[0][1]
+    assert set(ours) == set(theirs)
 
 
 def test_errors_and_corner_cases():

@@ -321,7 +321,7 @@ def test_ids_to_tokens():
     ([[1], None], [[[1], [2]]], ValueError, r"hypotheses\[1\] is missing"),
     ([[1]], [["1"]], TypeError, r"references\[0\] must be token ids"),
     ([[1]], [[1]], TypeError, r"references\[0\] must be token ids.*write \[refs\]"),
-    ([[1]], [[[1], 2]], TypeError, r"references\[0\]\[1\] is a int"),
+    ([[1]], [[[1], 2]], TypeError, r"references\[0\]\[1\] is int:"),
     ([[1]], np.ones((1, 1, 1), dtype=int), TypeError, "references must be a list"),
     (["1"], [[[1]]], TypeError, r"references\[0\] holds token ids but the hypotheses are text"),
     (DLPackOnly(np.ones((1, 2), dtype=int), (2, 0)), [[[1]]], ValueError,

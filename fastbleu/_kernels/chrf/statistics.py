@@ -104,12 +104,14 @@ def _units(buf, start, end, keep_space, words, chars, word_hashes):
     A word's hash is :func:`~fastbleu._kernels.hashing.hash_bytes` of its
     bytes, fed byte by byte while the characters are read.
     """
+    # np.int64, not a literal 0: numba would first compile _word_end for Literal[int](0)
+    # arguments, then again for int64 (a wasted compile on every first run).
     n_chars = 0
-    n_words = 0
+    n_words = np.int64(0)
     in_word = False
     h = h_last = h_tail = FNV_OFFSET
-    characters = 0
-    lead = 0
+    characters = np.int64(0)
+    lead = np.int64(0)
     j = start
     while j < end:
         b = buf[j]
@@ -376,7 +378,9 @@ def _statistics_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end
                       eps_smoothing, out, first, last):
     n_refs = ref_start.shape[0]
     width = out.shape[1]
-    longest = 64  # bytes: at least the characters (and words) of any segment of the chunk
+    # bytes: at least the characters (and words) of any segment of the chunk; an int64, not
+    # the literal 64, so that _scratch is compiled once (not for Literal[int](64) first)
+    longest = np.int64(64)
     for i in range(first, last):
         longest = max(longest, hyp_end[i] - hyp_start[i])
         for r in range(n_refs):
@@ -406,8 +410,8 @@ def _statistics_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end
             if n_refs == 1:
                 out[i, :] = row
                 break
-            score = f_score(row, 0, char_order + word_order, factor, one_plus_factor,
-                            eps_smoothing)
+            score = f_score(row, np.int64(0), char_order + word_order, factor,
+                            one_plus_factor, eps_smoothing)  # the formula kernel's signature
             if score > best:
                 best = score
                 out[i, :] = row

@@ -317,8 +317,9 @@ def segment_matches(hyp_hashes, hyp_start, hyp_count, ref_count, weights, max_or
     num = np.zeros((n, max_order), dtype=np.float64)
     den = np.zeros((n, max_order), dtype=np.int64)
     ref_len = np.zeros((n, max_order), dtype=np.int64)
+    # shift as information_weights has it (uint64): one signature of _find and table_slot
     for_chunks(_chunk_matches, n, hyp_hashes, hyp_start, hyp_count, ref_count, base, rows,
-               table, weight, shift, max_order, bool(mteval),
+               table, weight, np.uint64(shift), max_order, bool(mteval),
                bool(compensated), num, den, ref_len, min_chunk=1024)
     return num, den, ref_len
 

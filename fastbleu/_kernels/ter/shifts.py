@@ -125,7 +125,9 @@ def translation_edits(hyp, ref, scratch):
         # The best shift that lowers the distance: gain, length, start, target.  One that
         # does not lower it is never applied, so it need not be ranked.
         gain = 0
-        best_length, best_start, best_target = 0, 0, 0
+        # int64 zeros, not literals: numba would compile _better and _shift_into first
+        # for Literal[int](0) arguments and then again for int64 (wasted first-run compiles)
+        best_length, best_start, best_target = np.int64(0), np.int64(0), np.int64(0)
         full = False
         for start_h in range(n):
             for start_r in range(max(0, start_h - MAX_SHIFT_DIST),
@@ -214,7 +216,8 @@ def _statistics_chunk(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, r
     references).  ``edits`` is -1 where sacrebleu would raise (see
     :func:`translation_edits`).  Scratch grows to the largest segment of the chunk.
     """
-    cap_n, cap_m, cap_cells = 1, 1, 4
+    # int64, not literals: _scratch is then compiled once (not for Literal[int] first)
+    cap_n, cap_m, cap_cells = np.int64(1), np.int64(1), np.int64(4)
     scratch = _scratch(cap_n, cap_m, cap_cells)
     for i in range(first, last):
         n = hyp_count[i]

@@ -127,6 +127,7 @@ assert WHITESPACE == list("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680") + \
 
 
 
+@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
 @examples(_DEFAULT_MAIN_EXAMPLES)
 @given(cfg=configs, corpus=corpora(), cached=st.booleans())
 @example(cfg=_ALL_OPTIONS,
@@ -191,6 +192,7 @@ def test_formula_on_random_statistics(cfg, data):
 # -- tokenizers --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
 @examples(1000)
 @given(lines=st.lists(line, min_size=1, max_size=20), tokenize=st.sampled_from(TOKENIZERS),
        lowercase=st.booleans())
@@ -256,6 +258,7 @@ def _exhaustive_13a(alphabet: list[str], max_len: int) -> None:
                     + "\n".join(token_report(lines[i], "13a", False) for i in shortest))
 
 
+@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
 def test_13a_exhaustive_short_strings():
     """Every string of up to 5 characters over the classes that decide 13a's rules."""
     _exhaustive_13a(["1", ".", ",", "-", "a", " ", "!", "\n", "\u00e9", "\u3000"], 5)
@@ -317,6 +320,7 @@ def _flat(tokens) -> tuple[np.ndarray, np.ndarray]:
     return tokens.hashes[tokens.start[segment] + np.arange(segment.size) - first[segment]], segment
 
 
+@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
 def test_lowercase_every_code_point():
     """lowercase=True equals str.lower() for every code point, alone and after a letter."""
     none = get_tokenizer("none")
