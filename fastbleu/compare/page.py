@@ -23,6 +23,8 @@ from importlib import resources
 from . import charts
 
 _STATIC = "static"
+#: Groups smaller than this are named in a warning (their bootstrap says little).
+SMALL_GROUP = 10
 
 
 def esc(value) -> str:
@@ -176,6 +178,14 @@ def _groups(page, report, d) -> None:
     parts = [f'<p>Each group ranked on its own segments (its own draws, as '
              f'<code>--group-by</code> tests a group). Bold: the group\'s first cluster.'
              f'{" The " + str(charts.MAX_PANELS) + " largest groups are drawn; the table has all." if len(found.values) > charts.MAX_PANELS else ""}</p>']
+    small = [(" ".join(str(v) for v in values), int(size))
+             for values, size in zip(found.values, found.sizes) if size < SMALL_GROUP]
+    if small:
+        shown = ", ".join(f"{label} ({size})" for label, size in small[:20])
+        parts.append(f'<p class="note">Fewer than {SMALL_GROUP} segments: {esc(shown)}'
+                     f'{" ..." if len(small) > 20 else ""}. A bootstrap of so few segments '
+                     f'says little: their intervals are narrow and their p-values small '
+                     f'because few resamples differ, not because the systems do.</p>')
     for m, name in enumerate(report.metrics):
         key = f"groups-{slug(name)}"
         rows, records = [], []

@@ -75,8 +75,8 @@ class Report:
     length : Buckets
     score_histograms : list of Histogram
         One per metric, counts ``(n_systems, n_bins)``.
-    pair : (int, int)
-        The two systems compared segment by segment.
+    pair : (int, int) or None
+        The two systems compared segment by segment (None for one system).
     differences : list of Differences
         One per metric, ``pair[0]`` minus ``pair[1]``.
     examples : list of dict
@@ -107,7 +107,6 @@ class Report:
     def to_dict(self) -> dict:
         """Everything as JSON-able data (the page's embedded data)."""
         systems = self.systems
-        a, b = self.pair
         out = {
             "title": self.title, "systems": systems, "metrics": self.metrics,
             "segments": self.n_segments, "resamples": self.n_samples, "seed": self.seed,
@@ -124,7 +123,8 @@ class Report:
                 {"system": system, **dict(zip(h.labels, counts))}
                 for system, counts in zip(systems, h.counts.tolist())]}
                 for name, h in zip(self.metrics, self.score_histograms)],
-            "pair": {"a": systems[a], "b": systems[b]},
+            "pair": None if self.pair is None else {"a": systems[self.pair[0]],
+                                                    "b": systems[self.pair[1]]},
             "differences": [{"metric": name, "mean": d.mean, "median": d.median,
                              "a_better": d.a_better, "b_better": d.b_better, "ties": d.ties,
                              "bins": [{"bin": label, "segments": count} for label, count in

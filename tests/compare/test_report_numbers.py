@@ -1,0 +1,142 @@
+"""The report's numbers are fastbleu's: its JSON for the same inputs, number for number."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import fastbleu
+from fastbleu import significance
+from fastbleu.compare import compare, load, report
+from fastbleu.compare.ranking import clusters, order_of, pair_p_values, rank_ranges
+
+pytest.importorskip("matplotlib")
+
+
+def by_name(rows):
+    return {row["system"]: row for row in rows}
+
+
+def test_text_report_equals_the_paired_bootstrap_json(tmp_path, capsys, tools):
+    SAMPLE = tools.SAMPLE
+    refs = [str(SAMPLE["ref-A"]), str(SAMPLE["ref-B"])]
+    systems = [str(SAMPLE["sys-A"]), str(SAMPLE["sys-B"])]
+    out = tmp_path / "report.html"
+    from fastbleu.cli import main
+
+    assert main(["report", *refs, "-i", *systems, "-m", "bleu", "chrf", "-o", str(out),
+                 "-q"]) == 0
+    data = tools.page_data(out)["report"]
+    expected = tools.fastbleu_json([*refs, "-i", *systems, "-m", "bleu", "chrf", "--paired-bs"],
+                             capsys)
+    for m, name in enumerate(["BLEU", "chrF2"]):
+        ranking = data["ranking"][m]
+        assert ranking["metric"] == name
+        rows = by_name(ranking["rows"])
+        for k, entry in enumerate(expected):
+            system = systems[k]
+            for field in ("score", "mean", "ci"):
+                assert rows[system][field] == entry[name][field]
+            if k:  # the baseline against this system
+                pair = [p for p in ranking["pairs"] if p["a"] == systems[0] and p["b"] == system]
+                assert pair[0]["p_value"] == entry[name]["p_value"]
+        assert ranking["signature"].startswith("nrefs:2|bs:1000|seed:12345|")
+
+
+def test_every_pair_is_a_paired_bootstrap_with_either_baseline(tools):
+    SAMPLE, lines = tools.SAMPLE, tools.lines
+    hyps = [lines(SAMPLE["sys-A"])[:300], lines(SAMPLE["sys-B"])[:300],
+            lines(SAMPLE["sys-A"])[300:600]]
+    refs = [lines(SAMPLE["ref-A"])[:300]]
+    found = compare(load(hyps, refs, metrics=["bleu", "chrf"]), n_samples=200, seed=3)
+    for base in range(3):
+        order = [base] + [s for s in range(3) if s != base]
+        results = significance.paired_bootstrap([hyps[s] for s in order], refs,
+                                                n_samples=200, seed=3,
+                                                metrics=[fastbleu.BLEU(), fastbleu.CHRF()])
+        for m, per_metric in enumerate(results):
+            rank = found.rankings[m]
+            for k, result in enumerate(per_metric):
+                s = order[k]
+                assert rank.score[s] == result.score
+                assert (rank.mean[s], rank.ci[s]) == (result.mean, result.ci)
+                if k:
+                    assert rank.p[base, s] == result.p_value == rank.p[s, base]
+
+
+def test_one_system_equals_the_confidence_json(tmp_path, capsys, tools):
+    SAMPLE, lines = tools.SAMPLE, tools.lines
+    ref, hyp = str(SAMPLE["ref-A"]), str(SAMPLE["sys-B"])
+    found = report({hyp: lines(SAMPLE["sys-B"])}, [lines(SAMPLE["ref-A"])],
+                   metrics=["bleu", "chrf"], output=tmp_path / "one.html")
+    # the command prints a single system's interval rounded (-w): 6 decimals here
+    printed = tools.fastbleu_json([ref, "-i", hyp, "-m", "bleu", "chrf", "--confidence", "-w",
+                                   "6"], capsys)
+    exact = significance.scores_with_confidence(lines(SAMPLE["sys-B"]),
+                                                [lines(SAMPLE["ref-A"])],
+                                                metrics=[fastbleu.BLEU(), fastbleu.CHRF()])
+    for m, (entry, score) in enumerate(zip(printed, exact)):
+        rank = found.rankings[m]
+        assert (rank.score[0], rank.mean[0], rank.ci[0]) == (score.score, score.mean, score.ci)
+        assert (round(rank.score[0], 6), round(rank.mean[0], 6), round(rank.ci[0], 6)) == (
+            entry["score"], entry["confidence_mean"], entry["confidence_var"])
+        assert rank.p is None and rank.cluster.tolist() == [1]
+    assert found.pair is None and found.examples == []
+
+
+def test_table_groups_equal_the_grouped_paired_json(table8, tmp_path, capsys, tools):
+    fastbleu_json = tools.fastbleu_json
+    found = report(str(table8), system="system", group_by="domain",
+                   metrics=["bleu", "chrf"], n_samples=300, output=tmp_path / "t.html")
+    overall = fastbleu_json([str(table8), "--system-column", "system", "--paired-bs",
+                             "-pbsn", "300", "-m", "bleu", "chrf"], capsys)
+    grouped = fastbleu_json([str(table8), "--system-column", "system", "--group-by", "domain",
+                             "--paired-bs", "-pbsn", "300", "-m", "bleu", "chrf"], capsys)
+    systems = found.systems
+    for entry in overall:
+        s = systems.index(entry["system"].removeprefix("Baseline: "))
+        for m, name in enumerate(["BLEU", "chrF2"]):
+            rank = found.rankings[m]
+            assert (rank.score[s], rank.mean[s], rank.ci[s]) == (
+                entry[name]["score"], entry[name]["mean"], entry[name]["ci"])
+            if entry[name]["p_value"] is not None:
+                assert rank.p[0, s] == entry[name]["p_value"]
+    labels = [values[0] for values in found.groups.values]
+    for entry in grouped:
+        g = labels.index(entry["domain"])
+        s = systems.index(entry["system"])
+        for m, name in enumerate(["BLEU", "chrF2"]):
+            rank = found.groups.rankings[g][m]
+            assert (rank.score[s], rank.mean[s], rank.ci[s]) == (
+                entry[name]["score"], entry[name]["mean"], entry[name]["ci"])
+            if entry[name]["p_value"] is not None:
+                assert rank.p[0, s] == entry[name]["p_value"]
+    data = tools.page_data(tmp_path / "t.html")["report"]
+    assert data["ranking"][0]["rows"][0]["score"] == found.rankings[0].score[
+        found.rankings[0].order[0]]
+
+
+def test_clusters_and_rank_ranges_follow_the_wmt_rule():
+    # four systems, best first: 0 beats everyone, 1 and 2 tie, 2 does not beat 3, 1 does
+    real = np.array([40.0, 30.0, 29.0, 28.0])
+    p = np.full((4, 4), 0.5)
+    for i, j in [(0, 1), (0, 2), (0, 3), (1, 3)]:
+        p[i, j] = p[j, i] = 0.001
+    np.fill_diagonal(p, np.nan)
+    from fastbleu.compare.ranking import better_than
+
+    better = better_than(real, p, 0.05, False)
+    order = order_of(real, False)
+    assert clusters(order, better).tolist() == [1, 2, 2, 2]
+    best, worst = rank_ranges(better)
+    assert best.tolist() == [1, 2, 2, 3] and worst.tolist() == [1, 3, 4, 4]
+    # lower is better (TER): the order turns round
+    assert order_of(np.array([30.0, 20.0]), True).tolist() == [1, 0]
+
+
+def test_pair_p_values_are_symmetric_with_a_nan_diagonal():
+    rng = np.random.default_rng(0)
+    resampled = rng.normal(size=(4, 50))
+    p = pair_p_values(resampled.mean(axis=1), resampled)
+    assert np.array_equal(p, p.T, equal_nan=True)
+    assert np.isnan(np.diag(p)).all() and (p[~np.isnan(p)] > 0).all()
