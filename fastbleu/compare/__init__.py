@@ -7,7 +7,7 @@
 
 One module a job::
 
-    corpus.py     text -> every system's statistics, aligned, int32 where they fit
+    corpus.py     text -> every system's statistics, aligned, uint16 where they fit
     table.py      a table (one row per system and segment) -> the same, read in batches
     kernels.py    numba: resample counts, their exact sums, sums by code
     resampled.py  sacrebleu's draws once for every system and metric -> resampled scores

@@ -2,7 +2,7 @@
 
 A :class:`Corpus` holds one statistics row per segment with every metric's
 columns for every system side by side (:class:`~fastbleu.compare.resampled.Layout`),
-int32 where the values fit, plus each segment's group and the length of its
+uint16 where the values fit, plus each segment's group and the length of its
 first reference in words.  Text is not kept: :meth:`Corpus.texts` fetches
 the few segments a report shows (from the lists, or by reading the table
 again).  It is built from text (:func:`from_text`, the systems' hypotheses
@@ -35,7 +35,7 @@ class Corpus:
     metrics : list of Metric
     layout : Layout
     stats : numpy.ndarray
-        int32 or int64 ``(n_segments, layout.width)``.
+        uint16, int32 or int64 ``(n_segments, layout.width)``.
     ref_words : numpy.ndarray
         int64: words (whitespace-separated) of each segment's first reference.
     num_refs : int
@@ -78,18 +78,20 @@ class Corpus:
 
 
 class StatisticsArray:
-    """The statistics array being filled, int32 until a value needs int64."""
+    """The statistics array being filled: uint16 until a value needs int32, then int64
+    (a segment of more than 65,535 characters, TER's scaled reference lengths)."""
 
     def __init__(self, n_segments: int, layout: Layout):
         self.layout = layout
-        self.array = np.zeros((n_segments, layout.width), dtype=np.int32)
+        self.array = np.zeros((n_segments, layout.width), dtype=np.uint16)
 
     def put(self, metric: int, system: int, segments, rows: np.ndarray) -> None:
         """Store ``rows`` (int64) as ``system``'s statistics under ``metric`` at ``segments``
         (an index array or a slice)."""
-        if rows.size and narrowest(int(rows.max())) is np.int64 and \
-                self.array.dtype == np.int32:
-            self.array = self.array.astype(np.int64)
+        if rows.size:
+            needed = narrowest(int(rows.max()))
+            if np.iinfo(needed).max > np.iinfo(self.array.dtype).max:
+                self.array = self.array.astype(needed)
         self.array[segments, self.layout.columns(metric, system)] = rows
 
 

@@ -4,7 +4,8 @@ Private kernels behind :mod:`fastbleu.compare.resampled` and
 :mod:`fastbleu.compare.breakdown`; they trust their inputs (shapes and
 dtypes are checked by the callers).  ``stats`` is the report's statistics
 array: one row per segment, every metric's columns for every system side by
-side, int32 where every value fits (half the memory of int64) or int64.
+side, uint16 or int32 where every value fits (a quarter or half the memory of int64),
+else int64.
 
 Sums are exact.  :func:`resample_sums` adds ``counts[b, i] * stats[i]`` in
 int32 over a block of :data:`BLOCK` segments when the caller has checked

@@ -12,9 +12,9 @@ systems can be tested from them (:mod:`fastbleu.compare.ranking`).
 Why not the significance package's own engine: it keeps each system's
 statistics as int64 side by side, 224 bytes a segment for 8 systems under
 BLEU and chrF, which for a 10M-row table is 2.2 GB; the report keeps them in
-int32 where they fit (:mod:`fastbleu.compare.kernels`) and adds them with
-int32 lanes, exactly.  ``tests/compare`` checks the results against
-``paired_bootstrap`` number for number.
+uint16 (or int32) where they fit, a quarter of that, and adds them with int32
+lanes, exactly (:mod:`fastbleu.compare.kernels`).  ``tests/compare`` checks the
+results against ``paired_bootstrap`` number for number.
 
 Sums are exact (int64); each metric's ``formula.resampled_scores`` scores a
 batch of them (Efron & Tibshirani, 1993; Koehn, 2004).
@@ -31,6 +31,8 @@ _INDEX_BUDGET = 1 << 22
 #: Counts per batch of resamples (uint16: 2**25 of them is 64 MiB; two batches live).
 _COUNT_BUDGET = 1 << 25
 _INT32_MAX = np.iinfo(np.int32).max
+#: Resamples per batch at most: several batches, so that drawing one overlaps summing another.
+_MAX_BATCH = 256
 
 
 @dataclass(frozen=True)
@@ -68,9 +70,16 @@ class Layout:
         return slice(start, start + width)
 
 
+#: The storage types of statistics, narrowest first.
+STORAGE = (np.uint16, np.int32, np.int64)
+
+
 def narrowest(values_max: int) -> type:
-    """int32 if every statistic fits it, else int64."""
-    return np.int32 if values_max <= _INT32_MAX else np.int64
+    """The narrowest of :data:`STORAGE` that holds every value up to ``values_max``."""
+    for kind in STORAGE:
+        if values_max <= np.iinfo(kind).max:
+            return kind
+    raise ValueError(f"a statistic of {values_max} does not fit int64")
 
 
 def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
@@ -80,8 +89,8 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
     Parameters
     ----------
     stats : numpy.ndarray
-        int32 or int64, ``(n_segments, layout.width)``, C-contiguous; at
-        least one segment.
+        uint16, int32 or int64 (:data:`STORAGE`), ``(n_segments, layout.width)``,
+        C-contiguous; at least one segment.
     layout : Layout
         The columns of each metric and system.
     n_samples : int
@@ -101,7 +110,7 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
     n, width = stats.shape
     largest = int(stats.max()) if stats.size else 0
     outs = [np.empty((layout.n_systems, n_samples), dtype=np.float64) for _ in layout.formulas]
-    batch = max(1, min(n_samples, _COUNT_BUDGET // n))
+    batch = max(1, min(n_samples, _COUNT_BUDGET // n, _MAX_BATCH))
     draws_rows = max(1, min(batch, _INDEX_BUDGET // n))
     buffers = [np.empty((batch, n), dtype=np.uint16) for _ in range(2)]
     segment_bounds = chunk_bounds(n, max(BLOCK, (1 << 16) // max(1, batch * width)))
@@ -114,7 +123,7 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
 
     def sums_of(counts, rows, largest_count, exact):
         """Start the sums of ``rows`` resamples on the pool; return what finishing needs."""
-        narrow = stats.dtype == np.int32 and BLOCK * largest_count * largest <= _INT32_MAX
+        narrow = stats.dtype != np.int64 and BLOCK * largest_count * largest <= _INT32_MAX
         partial = np.zeros((len(segment_bounds) - 1, rows, width), dtype=np.int64)
         futures = [submit(resample_sums, stats, counts, rows, partial[k], segment_bounds[k],
                           segment_bounds[k + 1], narrow)

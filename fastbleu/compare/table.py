@@ -64,7 +64,7 @@ def _first_pass(source, system, keys, segment, batch_size, errors):
         done += batch.num_rows
     if done == 0:
         raise InputError("the table has no rows: nothing to report")
-    join = lambda p: np.concatenate(p)  # noqa: E731
+    join = lambda p: np.concatenate(p).astype(np.int32)  # noqa: E731  (codes: 4 bytes a row)
     return (join(parts[0]), [v[0] for v in systems.values], join(parts[1]),
             groups.values if keys else [()], join(parts[2]) if segment else None,
             [v[0] for v in segments.values])
@@ -162,6 +162,7 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
     base = _baseline(baseline, names, system)
     dest, base_rows = align(sys_codes, group_codes, segment_codes, base, names, keys,
                             group_values, segment_values)
+    dest = dest.astype(np.int32) if dest.size < 1 << 31 else dest
     order = [base] + [code for code in range(len(names)) if code != base]
     position = np.empty(len(names), dtype=np.int64)
     position[order] = np.arange(len(order))
@@ -169,19 +170,11 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
     layout = Layout([metric.formula for metric in metric_set.metrics], len(names))
     array = StatisticsArray(n, layout)
     ref_words = np.zeros(n, dtype=np.int64)
-    row_of = np.empty((len(names), n), dtype=np.int64)
-    row_of[position[sys_codes], dest] = np.arange(sys_codes.size)
-    counts = [None, None]
     columns = list(dict.fromkeys([hyp, *job.refs] + ([src] if src else [])))
     table = open_table(source, columns, batch_size, encoding_errors=encoding_errors)
-    done = 0
-    for batch in table.batches():
-        if batch.num_rows == 0:
-            continue
-        stats, refs_per_row, _, _ = job.batch_statistics(batch, metric_set, done)
-        lo, hi = int(refs_per_row.min()), int(refs_per_row.max())
-        counts = [lo if counts[0] is None else min(counts[0], lo),
-                  hi if counts[1] is None else max(counts[1], hi)]
+
+    def store(batch, stats, done):
+        """Put a batch's statistics where its rows' systems and segments are."""
         here = position[sys_codes[done:done + batch.num_rows]]
         segs = dest[done:done + batch.num_rows]
         for s in np.unique(here):
@@ -190,12 +183,18 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
                 array.put(m, int(s), segs[mask], stats[mask][:, columns_of])
         first = here == 0
         if first.any():
-            ref_words[segs[first]] = word_counts(batch.column(job.refs[0]).filter(pa.array(first)))
-        done += batch.num_rows
-    num_refs = counts[0] if counts[0] == counts[1] else -1
+            ref_words[segs[first]] = word_counts(batch.column(job.refs[0]).filter(
+                pa.array(first)))
+
+    # the table pipeline: two batches at a time, each on its own thread (TableJob.statistics)
+    _, _, info = job.statistics(table.batches(), metric_set, on_batch=store).ordered()
+    low, high = min(g.min_refs for g in info), max(g.max_refs for g in info)
+    num_refs = low if low == high else -1
     group = group_codes[base_rows] if keys else None
 
     def fetch(segments, chosen):
+        rows = np.flatnonzero(np.isin(dest, segments))  # a pass over the codes, no table
+        row_of = {(int(position[sys_codes[r]]), int(dest[r])): int(r) for r in rows}
         return _fetch(source, hyp, job.refs, src, row_of, segments, chosen, batch_size,
                       encoding_errors)
 
@@ -210,8 +209,9 @@ def _fetch(source, hyp, refs, src, row_of, segments, chosen, batch_size, errors)
 
     from ..tables import open_table
 
-    wanted = {s: row_of[s, segments] for s in chosen}
-    base = row_of[0, segments]
+    wanted = {s: np.array([row_of[s, int(g)] for g in segments], dtype=np.int64)
+              for s in chosen}
+    base = np.array([row_of[0, int(g)] for g in segments], dtype=np.int64)
     rows = np.unique(np.concatenate([base, *wanted.values()]))
     columns = list(dict.fromkeys([hyp, *refs] + ([src] if src else [])))
     table = open_table(source, columns, batch_size, encoding_errors=errors)

@@ -140,3 +140,20 @@ def test_pair_p_values_are_symmetric_with_a_nan_diagonal():
     p = pair_p_values(resampled.mean(axis=1), resampled)
     assert np.array_equal(p, p.T, equal_nan=True)
     assert np.isnan(np.diag(p)).all() and (p[~np.isnan(p)] > 0).all()
+
+
+def test_the_sums_are_exact_in_every_storage_type(tools):
+    from fastbleu.compare.resampled import Layout, bootstrap_scores, narrowest
+
+    hyps = [tools.lines(tools.SAMPLE["sys-A"])[:200], tools.lines(tools.SAMPLE["sys-B"])[:200]]
+    metric = fastbleu.BLEU(references=[tools.lines(tools.SAMPLE["ref-A"])[:200]])
+    stats = np.concatenate([metric.segment_statistics(h) for h in hyps], axis=1)
+    layout = Layout([metric.formula], 2)
+    found = [bootstrap_scores(np.ascontiguousarray(stats.astype(kind)), layout, 64, 5)[0]
+             for kind in (np.uint16, np.int32, np.int64)]
+    assert np.array_equal(found[0], found[1]) and np.array_equal(found[0], found[2])
+    # counts scaled by 2**30 leave every BLEU the same, but need int64 lanes (the wide path)
+    scaled = bootstrap_scores(stats * (1 << 30), layout, 64, 5)[0]
+    assert np.array_equal(scaled, found[0])
+    assert [narrowest(v) for v in (65535, 65536, 2**31 - 1, 2**31)] == [
+        np.uint16, np.int32, np.int32, np.int64]
