@@ -16,9 +16,10 @@ What is measured
            -m bleu chrf -pbsn 1000 -o OUT.html
 
    made through the Python API so that its stages can be timed (the command does the
-   same calls).  Reported: wall time, each stage's (statistics, overall bootstrap,
-   groups, buckets and examples, rendering and writing), the peak resident memory of
-   that process (its ``ru_maxrss``) and the size of the HTML file.
+   same calls).  Reported: wall and CPU time (all threads), each stage's (statistics,
+   overall bootstrap, groups, buckets and examples, rendering and writing), the peak
+   resident memory of that process (its ``ru_maxrss``), the size of the HTML file and
+   the machine's load average (on a shared machine, CPU time is the steadier figure).
 2. **compare-mt beside it.**  Two systems of 2,000 segments (the same source of
    text): ``compare-mt REF SYS1 SYS2 --compare_scores
    score_type=bleu,bootstrap=1000,prob_thresh=0.05 --output_directory DIR`` (its
@@ -107,23 +108,27 @@ def build_table(path: Path, rows: int, n_systems: int, domains: int) -> str:
 CHILD = """
 import json, sys, time
 sys.path.insert(0, {root!r})
-start = time.perf_counter()
+clock = lambda: (time.perf_counter(), time.process_time())
+start = clock()
 from fastbleu.compare import api
 from fastbleu.compare.output import write_outputs
 corpus = api.load({table!r}, system="system", group_by=["domain"], metrics=["bleu", "chrf"])
-loaded = time.perf_counter()
+loaded = clock()
 found = api.compare(corpus, n_samples={resamples})
-computed = time.perf_counter()
+computed = clock()
 write_outputs(found, {html!r}, {md!r}, [{table!r}])
-done = time.perf_counter()
-print(json.dumps({{"statistics": loaded - start, **found.timings,
-                  "render_and_write": done - computed, "wall": done - start,
+done = clock()
+print(json.dumps({{"statistics": loaded[0] - start[0], **found.timings,
+                  "render_and_write": done[0] - computed[0],
+                  "cpu": {{"statistics": loaded[1] - start[1], "compare": computed[1] - loaded[1],
+                          "render_and_write": done[1] - computed[1]}},
                   "segments": corpus.n_segments, "systems": len(found.systems)}}))
 """
 
 
-def run_child(code: str) -> tuple[dict, float, float]:
-    """Run ``python -c code`` in a fresh process: its JSON line, wall seconds, peak MiB."""
+def run_child(code: str) -> tuple[dict, float, float, float]:
+    """Run ``python -c code`` in a fresh process: its JSON line, wall and CPU seconds (all
+    its threads), peak MiB."""
     start = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
                                cwd=ROOT)
@@ -132,7 +137,8 @@ def run_child(code: str) -> tuple[dict, float, float]:
     wall = time.perf_counter() - start
     if status != 0:
         raise SystemExit(f"the report failed (status {status})")
-    return json.loads(out.decode().strip().splitlines()[-1]), wall, usage.ru_maxrss / 1024
+    return (json.loads(out.decode().strip().splitlines()[-1]), wall,
+            usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
 
 
 def timed(argv: list[str], repeat: int) -> float:
@@ -159,12 +165,15 @@ def large(args, work: Path) -> dict:
     run_child(code)  # warm-up: numba's cache, as after any first run
     code = CHILD.format(root=str(ROOT), table=str(table), resamples=args.resamples,
                         html=html, md=md)
-    stages, wall, peak = run_child(code)
+    stages, wall, cpu, peak = run_child(code)
+    cpu_stages = stages.pop("cpu")
     return {"rows": args.rows, "systems": args.systems, "domains": args.domains,
-            "resamples": args.resamples, "wall_s": round(wall, 2), "peak_mib": round(peak),
-            "html_bytes": os.path.getsize(html),
-            "stages_s": {k: round(v, 2) for k, v in stages.items()
-                         if k not in ("segments", "systems")}}
+            "resamples": args.resamples, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
+            "peak_mib": round(peak), "html_bytes": os.path.getsize(html),
+            "load_average": round(os.getloadavg()[0], 1),
+            "stages_wall_s": {k: round(v, 2) for k, v in stages.items()
+                              if k not in ("segments", "systems")},
+            "stages_cpu_s": {k: round(v, 2) for k, v in cpu_stages.items()}}
 
 
 def two_systems(args, work: Path) -> dict:

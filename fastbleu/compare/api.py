@@ -100,6 +100,8 @@ def compare(corpus, *, n_samples: int = 1000, seed=None, alpha: float = 0.05, pa
     groups = group_rankings(corpus, signatures, n_samples, value, alpha)
     lap("groups")
     n_systems = len(corpus.systems)
+    if n_systems == 1 and pair is not None:
+        raise InputError("pair: the report has one system; there is no pair to compare")
     chosen = _pair(pair, corpus.systems, rankings[0]) if n_systems > 1 else None
     length = length_buckets(corpus)
     histograms, kept = [], []

@@ -54,8 +54,9 @@ def txt(value, cls: str = "text") -> str:
 def table(caption: str, head: list, rows: list, classes: list | None = None,
           table_id: str | None = None) -> str:
     """A table of already-made cells; ``head`` holds header texts (escaped here)."""
-    head_html = "".join(f'<th scope="col"{_class("text" if k == 0 else "")}>{esc(h)}</th>'
-                        for k, h in enumerate(head))
+    text = [cell.startswith('<td class="text') for cell in rows[0]] if rows else []
+    head_html = "".join(f'<th scope="col"{_class("text" if k < len(text) and text[k] else "")}'
+                        f'>{esc(h)}</th>' for k, h in enumerate(head))
     body = "".join(f'<tr{_class(classes[k] if classes else "")}>{"".join(row)}</tr>'
                    for k, row in enumerate(rows))
     ident = f' id="{table_id}"' if table_id else ""
@@ -89,7 +90,8 @@ class _Page:
         self.charts.append(key)
         return (f'<figure class="chart{" wide" if wide else ""}" id="chart-{esc(key)}" '
                 f'data-chart="{esc(key)}"><div class="plot" role="img" '
-                f'aria-label="{esc(caption)}">{drawn}</div><div class="numbers">{numbers}'
+                f'aria-label="{esc(caption)}">{drawn}</div><div class="numbers" tabindex="0" '
+                f'role="region" aria-label="{esc(key)}: the numbers">{numbers}'
                 f'{buttons(key)}</div><figcaption>{esc(caption)}</figcaption></figure>')
 
     def section(self, ident: str, title: str, body: str) -> None:

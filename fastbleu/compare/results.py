@@ -140,6 +140,18 @@ class Report:
                                                   self.groups.rankings)]}
         return plain(out)
 
+    def html(self) -> str:
+        """The self-contained HTML page (needs matplotlib)."""
+        from .page import render_page
+
+        return render_page(self)
+
+    def markdown(self, page_name: str | None = None) -> str:
+        """The Markdown summary (``page_name``: the page it links to, if any)."""
+        from .markdown import render_markdown
+
+        return render_markdown(self, page_name)
+
     def to_json(self, indent: int | None = None) -> str:
         """:meth:`to_dict` as JSON text."""
         return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)

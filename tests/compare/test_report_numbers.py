@@ -157,3 +157,32 @@ def test_the_sums_are_exact_in_every_storage_type(tools):
     assert np.array_equal(scaled, found[0])
     assert [narrowest(v) for v in (65535, 65536, 2**31 - 1, 2**31)] == [
         np.uint16, np.int32, np.int32, np.int64]
+
+
+def test_a_segment_column_aligns_shuffled_rows(tools):
+    import pyarrow as pa
+
+    table = tools.systems_table(3, 60, domains=2)
+    table = table.append_column("id", pa.array(list(range(60)) * 3))
+    ordered = compare(load(table, group_by=["domain"], metrics=["bleu"]), n_samples=100)
+    # the other systems' rows in another order: the ids put them back
+    rows = list(range(60)) + [60 + k for k in range(60)][::-1] + \
+        [120 + k for k in range(0, 60, 2)] + [120 + k for k in range(1, 60, 2)]
+    shuffled = compare(load(table.take(pa.array(rows)), group_by=["domain"], segment="id",
+                            metrics=["bleu"]), n_samples=100)
+    assert np.array_equal(ordered.rankings[0].score, shuffled.rankings[0].score)
+    assert np.array_equal(ordered.rankings[0].p, shuffled.rankings[0].p, equal_nan=True)
+    for g in range(2):
+        assert np.array_equal(ordered.groups.rankings[g][0].ci,
+                              shuffled.groups.rankings[g][0].ci)
+
+
+def test_rows_that_do_not_align_are_refused(tools):
+    from fastbleu.errors import InputError
+
+    table = tools.systems_table(3, 30, domains=2)
+    with pytest.raises(InputError, match="domain=domain-1: system 'sys-02' has 14 segments "
+                                         "but the baseline 'sys-00' has 15"):
+        load(table.slice(0, 89), group_by=["domain"])
+    with pytest.raises(InputError, match="baseline 'nope' is not a value of column 'system'"):
+        load(table, baseline="nope")
