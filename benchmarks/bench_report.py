@@ -6,7 +6,8 @@ What is measured
 1. **The large report.**  A Parquet table of ``--rows`` rows (``hyp, ref, system,
    domain``): ``--systems`` systems of ``rows / systems`` segments each, in
    ``--domains`` domains of equal size, written once to ``--workdir`` (reused when it
-   exists).  The text is WMT22's English-German test set (``../shared/wmt22``: the
+   exists).  The text is WMT22's English-German test set (``../shared/wmt22``, or
+   ``$FASTBLEU_WMT22``: the
    first ``--systems`` system outputs and reference A, cycled); without that folder,
    the bundled synthetic sample (``data/``) damaged into systems.  Then, in a fresh
    process (after a small warm-up run in another, so that numba's compile cache is
@@ -54,7 +55,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-WMT22 = ROOT.parent / "shared" / "wmt22"
+WMT22 = Path(os.environ.get("FASTBLEU_WMT22", ROOT.parent / "shared" / "wmt22"))
 
 
 def read_lines(path) -> list[str]:

@@ -92,6 +92,10 @@ def compare(corpus, *, n_samples: int = 1000, seed=None, alpha: float = 0.05, pa
         timings[name] = now - clock
         clock = now
 
+    n_systems = len(corpus.systems)
+    if n_systems == 1 and pair is not None:
+        raise InputError("pair: the report has one system; there is no pair to compare")
+    named = _pair(pair, corpus.systems) if pair is not None else None  # checked before work
     signatures = [significance.paired_signature(metric.signature(corpus.num_refs), "bs",
                                                 n_samples, label).format()
                   for metric in corpus.metrics]
@@ -99,10 +103,9 @@ def compare(corpus, *, n_samples: int = 1000, seed=None, alpha: float = 0.05, pa
     lap("bootstrap")
     groups = group_rankings(corpus, signatures, n_samples, value, alpha)
     lap("groups")
-    n_systems = len(corpus.systems)
-    if n_systems == 1 and pair is not None:
-        raise InputError("pair: the report has one system; there is no pair to compare")
-    chosen = _pair(pair, corpus.systems, rankings[0]) if n_systems > 1 else None
+    chosen = None
+    if n_systems > 1:  # by default the best two under the first metric
+        chosen = named or (int(rankings[0].order[0]), int(rankings[0].order[1]))
     length = length_buckets(corpus)
     histograms, kept = [], []
     for m, formula in enumerate(corpus.layout.formulas):
@@ -132,10 +135,8 @@ def compare(corpus, *, n_samples: int = 1000, seed=None, alpha: float = 0.05, pa
                   chosen, diffs, rows, timings)
 
 
-def _pair(pair, systems, ranking) -> tuple[int, int]:
-    """The two systems compared segment by segment: ``pair`` by name, else the best two."""
-    if pair is None:
-        return int(ranking.order[0]), int(ranking.order[1])
+def _pair(pair, systems) -> tuple[int, int]:
+    """The indices of the two systems ``pair`` names."""
     if isinstance(pair, str) or len(pair) != 2:
         raise ValueError("pair must be two system names")
     found = []

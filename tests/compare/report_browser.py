@@ -45,8 +45,11 @@ class Browser:
         self._read, from_child = os.pipe()
 
         def pipes():  # the protocol's pipe: the browser reads fd 3 and writes fd 4
-            os.dup2(to_child, 3)
-            os.dup2(from_child, 4)
+            import fcntl
+
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_child, from_child)]
+            os.dup2(high[0], 3)  # (through fds above 4: neither end is clobbered first)
+            os.dup2(high[1], 4)
 
         flags = ["--headless", "--remote-debugging-pipe", "--no-first-run",
                  "--no-default-browser-check", "--disable-gpu", "--disable-extensions",
