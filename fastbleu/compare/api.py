@@ -101,7 +101,7 @@ def compare(corpus, *, n_samples: int = 1000, seed=None, alpha: float = 0.05, pa
                   for metric in corpus.metrics]
     rankings = rank_segments(corpus, corpus.stats, signatures, n_samples, value, alpha)
     lap("bootstrap")
-    groups = group_rankings(corpus, signatures, n_samples, value, alpha)
+    groups = group_rankings(corpus, signatures, n_samples, value, alpha, rankings)
     lap("groups")
     chosen = None
     if n_systems > 1:  # by default the best two under the first metric

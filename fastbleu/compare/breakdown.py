@@ -58,12 +58,17 @@ class GroupRankings:
     rankings: list
 
 
-def group_rankings(corpus, signatures, n_samples, seed, alpha) -> GroupRankings | None:
-    """Each group ranked on its own segments (None without groups)."""
+def group_rankings(corpus, signatures, n_samples, seed, alpha,
+                   overall=None) -> GroupRankings | None:
+    """Each group ranked on its own segments (None without groups); a single group is
+    all the segments, whose rankings ``overall`` already are."""
     if corpus.group is None:
         return None
     order = np.argsort(corpus.group, kind="stable")
     sizes = np.bincount(corpus.group, minlength=len(corpus.group_values))
+    if len(sizes) == 1 and overall is not None:
+        return GroupRankings(list(corpus.group_keys), list(corpus.group_values), sizes,
+                             [overall])
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     rankings = []
     for g in range(len(corpus.group_values)):

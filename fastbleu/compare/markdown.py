@@ -43,7 +43,10 @@ def render_markdown(report, page_name: str | None = None) -> str:
                          f"± {_number(row['ci'])} |")
         lines += ["", f"`{rank['signature']}`", ""]
     if report.groups is not None:
-        lines += ["## By group", "", "The first cluster of each group, by metric:", ""]
+        count = d["groups"]["count"]
+        held = len(d["groups"]["groups"])
+        lines += ["## By group", "", "The first cluster of each group, by metric" +
+                  (f" ({held:,} largest of {count:,} groups):" if held < count else ":"), ""]
         lines += ["| Group | Segments | " + " | ".join(md(m) for m in report.metrics) + " |",
                   "|---|---:|" + "---|" * len(report.metrics)]
         for group in d["groups"]["groups"]:

@@ -21,6 +21,7 @@ import re
 from importlib import resources
 
 from . import charts
+from .results import shown_groups
 
 _STATIC = "static"
 #: Groups smaller than this are named in a warning (their bootstrap says little).
@@ -177,22 +178,29 @@ def _groups(page, report, d) -> None:
         return
     found = report.groups
     order = report.rankings[0].order.tolist()
+    shown = shown_groups(found.sizes)
+    drawn = min(len(found.values), charts.MAX_PANELS)
+    limits = ""
+    if len(found.values) > drawn:
+        table_has = (f"all {len(shown):,}" if len(shown) == len(found.values)
+                     else f"the {len(shown):,} largest of {len(found.values):,}")
+        limits = f" The {drawn} largest groups are drawn; the table has {table_has}."
     parts = [f'<p>Each group ranked on its own segments (its own draws, as '
              f'<code>--group-by</code> tests a group). Bold: the group\'s first cluster.'
-             f'{" The " + str(charts.MAX_PANELS) + " largest groups are drawn; the table has all." if len(found.values) > charts.MAX_PANELS else ""}</p>']
+             f'{esc(limits)}</p>']
     small = [(" ".join(str(v) for v in values), int(size))
              for values, size in zip(found.values, found.sizes) if size < SMALL_GROUP]
     if small:
-        shown = ", ".join(f"{label} ({size})" for label, size in small[:20])
-        parts.append(f'<p class="note">Fewer than {SMALL_GROUP} segments: {esc(shown)}'
+        named = ", ".join(f"{label} ({size})" for label, size in small[:20])
+        parts.append(f'<p class="note">Fewer than {SMALL_GROUP} segments: {esc(named)}'
                      f'{" ..." if len(small) > 20 else ""}. A bootstrap of so few segments '
                      f'says little: their intervals are narrow and their p-values small '
                      f'because few resamples differ, not because the systems do.</p>')
     for m, name in enumerate(report.metrics):
         key = f"groups-{slug(name)}"
         rows, records = [], []
-        for g, values in enumerate(found.values):
-            rank = found.rankings[g][m]
+        for g in shown:
+            values, rank = found.values[g], found.rankings[g][m]
             label = " ".join(str(v) for v in values)
             cells = [txt(label), f"<td>{int(found.sizes[g]):,}</td>"]
             for s in order:
@@ -209,7 +217,7 @@ def _groups(page, report, d) -> None:
         parts.append(f"<h3>{esc(name)}</h3>" + page.figure(
             key, charts.groups(found, m, report.systems, order, key),
             f"{name} of each group: score (dot) and bootstrap mean ± 95 % CI (bar).",
-            f"<details><summary>The numbers of {len(found.values)} groups</summary>{grid}"
+            f"<details><summary>The numbers of {len(shown):,} groups</summary>{grid}"
             f"</details>", records, wide=True))
     page.section("groups", "By group", "".join(parts))
 

@@ -36,8 +36,21 @@ def plain(value):
     return str(value)  # a group key of another type (a date ...)
 
 
-def ranking_dict(ranking, systems) -> dict:
-    """One metric's ranking as JSON: rows best first, and the pairs' p-values."""
+#: Groups a page holds (the largest; the Report keeps them all): a table grouped by
+#: document may have thousands, and each costs a few kB of data and table per metric.
+MAX_GROUPS_SHOWN = 200
+
+
+def shown_groups(sizes) -> list[int]:
+    """The indices of the groups a page holds, in their order: the
+    :data:`MAX_GROUPS_SHOWN` largest (ties: the first)."""
+    order = np.argsort(-np.asarray(sizes), kind="stable")[:MAX_GROUPS_SHOWN]
+    return sorted(order.tolist())
+
+
+def ranking_dict(ranking, systems, pairs: bool = True) -> dict:
+    """One metric's ranking as JSON: rows best first, and (``pairs``) the pairs'
+    p-values."""
     rows = []
     for s in ranking.order.tolist():
         rows.append({"system": systems[s], "score": ranking.score[s], "mean": ranking.mean[s],
@@ -45,7 +58,7 @@ def ranking_dict(ranking, systems) -> dict:
                      "rank": [ranking.best_rank[s], ranking.worst_rank[s]]})
     out = {"metric": ranking.name, "signature": ranking.signature,
            "lower_is_better": ranking.lower_is_better, "rows": rows}
-    if ranking.p is not None:
+    if ranking.p is not None and pairs:
         out["pairs"] = [{"a": systems[i], "b": systems[j],
                          "difference": ranking.score[i] - ranking.score[j],
                          "p_value": ranking.p[i, j]}
@@ -132,12 +145,13 @@ class Report:
                             for name, d in zip(self.metrics, self.differences)],
             "examples": self.examples,
         }
-        if self.groups is not None:
-            out["groups"] = {"keys": self.groups.keys, "groups": [
-                {"group": dict(zip(self.groups.keys, values)), "segments": size,
-                 "ranking": [ranking_dict(r, systems) for r in rankings]}
-                for values, size, rankings in zip(self.groups.values, self.groups.sizes,
-                                                  self.groups.rankings)]}
+        if self.groups is not None:  # each group's rows (its pairs: in the Report)
+            found = self.groups
+            out["groups"] = {"keys": found.keys, "count": len(found.values), "groups": [
+                {"group": dict(zip(found.keys, found.values[g])), "segments": found.sizes[g],
+                 "ranking": [ranking_dict(r, systems, pairs=False)
+                             for r in found.rankings[g]]}
+                for g in shown_groups(found.sizes)]}
         return plain(out)
 
     def html(self) -> str:

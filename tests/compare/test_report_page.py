@@ -120,3 +120,23 @@ def test_outputs_onto_an_input_are_refused_before_any_work(tmp_path, tools):
         report(str(table), output=tmp_path / "r.html", markdown=tmp_path / "r.html")
     assert table.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]  # no temporary left
+
+
+def test_many_groups_keep_the_page_small(tmp_path, tools):
+    a, b, ref = _sample(tools, 600)
+    groups = [f"doc-{k // 2:03d}" for k in range(600)]  # 300 documents of 2 segments
+    found = report({"A": a, "B": b}, [ref], groups=groups, n_samples=50, metrics=["bleu"],
+                   output=tmp_path / "docs.html")
+    assert len(found.groups.values) == 300
+    data = tools.page_data(tmp_path / "docs.html")["report"]["groups"]
+    assert data["count"] == 300 and len(data["groups"]) == 200
+    assert "pairs" not in data["groups"][0]["ranking"][0]
+    page = (tmp_path / "docs.html").read_text(encoding="utf-8")
+    assert "The 24 largest groups are drawn; the table has the 200 largest of 300." in page
+    assert "(200 largest of 300 groups)" in (tmp_path / "docs.md").read_text()
+
+
+def test_a_single_group_is_the_whole_corpus(tmp_path, tools):
+    a, b, ref = _sample(tools, 40)
+    found = report({"A": a, "B": b}, [ref], groups=["all"] * 40, n_samples=100)
+    assert found.groups.rankings == [found.rankings]
