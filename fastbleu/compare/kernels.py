@@ -7,12 +7,12 @@ array: one row per segment, every metric's columns for every system side by
 side, uint16 or int32 where every value fits (a quarter or half the memory of int64),
 else int64.
 
-Sums are exact.  :func:`resample_sums` adds ``counts[b, i] * stats[i]`` in
-int32 over a block of :data:`BLOCK` segments when the caller has checked
-that no block sum can pass 2**31 (``BLOCK * max count * max value``), else in
-int64; the block sums are then added into int64.  int32 lanes are twice as
-many per vector instruction as int64, and the statistics are read once for
-four resamples.
+Sums are exact: :func:`resample_sums` adds ``counts[b, i] * stats[i]`` in
+int64, a block of :data:`BLOCK` segments at a time (the block's rows stay in
+the cache), each row read once for four resamples.  It serves what the
+float32 products of :mod:`fastbleu.compare.resampled` cannot hold exactly
+(TER's scaled reference lengths, a segment of hundreds of thousands of
+characters).
 """
 
 import numpy as np
@@ -45,54 +45,28 @@ def count_draws(idx, counts, first, last):
 
 
 @njit(cache=True, nogil=True)
-def resample_sums(stats, counts, n_rows, sums, first, last, narrow):
-    """``sums[b] += counts[b, first:last] @ stats[first:last]`` for ``b < n_rows``.
-
-    ``narrow``: accumulate each block in int32 (the caller checked it cannot
-    overflow), else in int64.
-    """
+def resample_sums(stats, counts, n_rows, sums, first, last):
+    """``sums[b] += counts[b, first:last] @ stats[first:last]`` for ``b < n_rows``, in int64
+    (exact for any statistics; the float32 products of
+    :func:`fastbleu.compare.resampled.float_sums` serve the usual, small ones)."""
     width = stats.shape[1]
-    wide = np.zeros((4, width), dtype=np.int64)
-    thin = np.zeros((4, width), dtype=np.int32)
+    acc = np.zeros((4, width), dtype=np.int64)
     for block in range(first, last, BLOCK):
         end = min(block + BLOCK, last)
         b = 0
         while b < n_rows:
             m = min(4, n_rows - b)
-            if narrow:
-                thin[:] = 0
-                for i in range(block, end):
-                    row = stats[i]
-                    if m == 4:
-                        c0 = np.int32(counts[b, i])
-                        c1 = np.int32(counts[b + 1, i])
-                        c2 = np.int32(counts[b + 2, i])
-                        c3 = np.int32(counts[b + 3, i])
+            acc[:] = 0
+            for i in range(block, end):
+                row = stats[i]
+                for q in range(m):  # each row read once for four resamples
+                    c = np.int64(counts[b + q, i])
+                    if c:
                         for col in range(width):
-                            v = np.int32(row[col])
-                            thin[0, col] += c0 * v
-                            thin[1, col] += c1 * v
-                            thin[2, col] += c2 * v
-                            thin[3, col] += c3 * v
-                    else:
-                        for q in range(m):
-                            c = np.int32(counts[b + q, i])
-                            for col in range(width):
-                                thin[q, col] += c * np.int32(row[col])
-                for q in range(m):
-                    for col in range(width):
-                        sums[b + q, col] += thin[q, col]
-            else:
-                wide[:] = 0
-                for i in range(block, end):
-                    row = stats[i]
-                    for q in range(m):
-                        c = np.int64(counts[b + q, i])
-                        for col in range(width):
-                            wide[q, col] += c * np.int64(row[col])
-                for q in range(m):
-                    for col in range(width):
-                        sums[b + q, col] += wide[q, col]
+                            acc[q, col] += c * np.int64(row[col])
+            for q in range(m):
+                for col in range(width):
+                    sums[b + q, col] += acc[q, col]
             b += 4
 
 

@@ -186,3 +186,21 @@ def test_rows_that_do_not_align_are_refused(tools):
         load(table.slice(0, 89), group_by=["domain"])
     with pytest.raises(InputError, match="baseline 'nope' is not a value of column 'system'"):
         load(table, baseline="nope")
+
+
+def test_ter_takes_the_integer_sums_and_equals_the_paired_bootstrap(tools):
+    from fastbleu.compare.resampled import float_blocks
+
+    hyps = [tools.lines(tools.SAMPLE["sys-A"])[:150], tools.lines(tools.SAMPLE["sys-B"])[:150]]
+    refs = [tools.lines(tools.SAMPLE["ref-A"])[:150]]
+    corpus = load(hyps, refs, metrics=["ter", "bleu"])
+    cumulative = np.concatenate([[0], np.cumsum(corpus.stats.max(axis=1), dtype=np.int64)])
+    assert corpus.stats.dtype == np.int32 and float_blocks(cumulative, 5) is None
+    found = compare(corpus, n_samples=150, seed=9)
+    results = significance.paired_bootstrap(hyps, refs, n_samples=150, seed=9,
+                                            metrics=[fastbleu.TER(), fastbleu.BLEU()])
+    for rank, per_metric in zip(found.rankings, results):
+        assert rank.mean.tolist() == [r.mean for r in per_metric]
+        assert rank.ci.tolist() == [r.ci for r in per_metric]
+        assert rank.p[0, 1] == per_metric[1].p_value
+    assert found.rankings[0].name == "TER" and found.rankings[0].lower_is_better
