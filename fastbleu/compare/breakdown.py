@@ -48,6 +48,18 @@ def rank_segments(corpus, stats: np.ndarray, signatures: list, n_samples: int, s
                           resampled)]
 
 
+#: Groups a page holds (the largest; the Report keeps them all): a table grouped by
+#: document may have thousands, and each costs a few kB of data and table per metric.
+MAX_GROUPS_SHOWN = 200
+
+
+def shown_groups(sizes) -> list[int]:
+    """The indices of the groups a page holds, in their order: the
+    :data:`MAX_GROUPS_SHOWN` largest (ties: the first)."""
+    order = np.argsort(-np.asarray(sizes), kind="stable")[:MAX_GROUPS_SHOWN]
+    return sorted(order.tolist())
+
+
 @dataclass
 class GroupRankings:
     """Each group's rankings: ``rankings[g][m]`` for group ``g`` and metric ``m``."""

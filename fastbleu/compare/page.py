@@ -21,7 +21,7 @@ import re
 from importlib import resources
 
 from . import charts
-from .results import shown_groups
+from .breakdown import shown_groups
 
 _STATIC = "static"
 #: Groups smaller than this are named in a warning (their bootstrap says little).

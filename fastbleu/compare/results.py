@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .breakdown import shown_groups
+
 
 def plain(value):
     """``value`` as JSON-able Python: arrays as lists, NaN and infinities as None."""
@@ -34,18 +36,6 @@ def plain(value):
     if value is None or isinstance(value, (str, int, bool)):
         return value
     return str(value)  # a group key of another type (a date ...)
-
-
-#: Groups a page holds (the largest; the Report keeps them all): a table grouped by
-#: document may have thousands, and each costs a few kB of data and table per metric.
-MAX_GROUPS_SHOWN = 200
-
-
-def shown_groups(sizes) -> list[int]:
-    """The indices of the groups a page holds, in their order: the
-    :data:`MAX_GROUPS_SHOWN` largest (ties: the first)."""
-    order = np.argsort(-np.asarray(sizes), kind="stable")[:MAX_GROUPS_SHOWN]
-    return sorted(order.tolist())
 
 
 def ranking_dict(ranking, systems, pairs: bool = True) -> dict:
