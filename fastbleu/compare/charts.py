@@ -134,7 +134,9 @@ def matrix(rank, systems, alpha: float, salt: str) -> str:
         for i in range(n):
             for j in range(n):
                 if i != j:
-                    ax.text(j, i, f"{diff[i, j]:+.1f}", ha="center", va="center", fontsize=7,
+                    shown = f"{diff[i, j]:+.1f}"
+                    ax.text(j, i, "0.0" if shown in ("+0.0", "-0.0") else shown, ha="center",
+                            va="center", fontsize=7,
                             color="white" if abs(code[i, j]) >= 2 else "#222222")
     names = [f"p < {c:g}" for c in levels]
     handles = [Patch(color=palette[3 + k], label=f"row better, {names[k - 1]}")

@@ -111,3 +111,16 @@ def test_help_lists_the_report_flags(capsys):
     for flag in ("--system-column", "--group-by", "--pair", "-pbsn", "--seed",
                  "-o REPORT.html"):
         assert flag in shown
+
+
+def test_without_matplotlib_one_line_names_the_extra(tmp_path, capsys, monkeypatch, tools):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    S = tools.SAMPLE
+    status, stdout, stderr = run(["report", str(S["ref-A"]), "-i", str(S["sys-A"]), "-o",
+                                  str(tmp_path / "r.html")], capsys)
+    assert (status, stdout) == (2, "")
+    assert stderr == ("fastbleu: error: fastbleu report draws its charts with matplotlib, "
+                      "which is not installed: pip install 'fastbleu[report]'\n")
+    assert list(tmp_path.iterdir()) == []
