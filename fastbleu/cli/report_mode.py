@@ -17,7 +17,6 @@ line and exit 2, nothing half-written is left behind.
 from __future__ import annotations
 
 import logging
-import os
 
 from ..errors import InputError
 from .parser import METRIC_NAMES, SMOOTH_METHODS, _Parser
