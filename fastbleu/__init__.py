@@ -38,6 +38,9 @@ _LAZY = {"BLEU": "metrics.bleu.metric", "BLEUScore": "metrics.bleu.score",
 _LAZY.update({"NIST": "metrics.nist.metric", "NISTScore": "metrics.nist.score",
               "NISTSignature": "metrics.nist.score"})
 _LAZY["TokenIds"] = "statistics.token_ids"
+# fastbleu.report(...): the HTML comparison report (fastbleu.compare; extra fastbleu[report])
+_LAZY["report"] = "compare"
+__all__ += ["report"]
 
 
 def __getattr__(name):

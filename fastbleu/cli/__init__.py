@@ -6,6 +6,7 @@
     fastbleu scores.parquet --hyp-column hyp --ref-column ref --group-by system,pair
     fastbleu REF -i BASE SYS2 --paired-bs       # significance (fastbleu.significance)
     fastbleu scores.parquet --system-column system --group-by pair --paired-ar
+    fastbleu report REF -i A B C -m bleu chrf -o report.html   # an HTML comparison
 
 Parse, plan, call the public API, print: :mod:`.parser` knows the flags
 (:func:`build_parser`), :mod:`.plan` chooses the mode and refuses flag
@@ -34,6 +35,7 @@ they are dropped, never written to standard output.
 from __future__ import annotations
 
 import logging
+import sys
 
 from ..errors import InputError
 from .parser import apply_environment, build_parser
@@ -47,6 +49,11 @@ _is_broken_install = is_broken_install  # its name before the command line becam
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fastbleu`` console script; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["report"]:  # fastbleu report ...: the HTML comparison (report_mode.py)
+        from .report_mode import main as report_main
+
+        return report_main(argv[1:])
     args = build_parser().parse_args(argv)
     apply_environment(args)
     logging.basicConfig(format="fastbleu: warning: %(message)s",

@@ -1,0 +1,83 @@
+"""The report's numba kernels: resample counts, their weighted sums, and sums by code.
+
+Private kernels behind :mod:`fastbleu.compare.resampled` and
+:mod:`fastbleu.compare.breakdown`; they trust their inputs (shapes and
+dtypes are checked by the callers).  ``stats`` is the report's statistics
+array: one row per segment, every metric's columns for every system side by
+side, uint16 or int32 where every value fits (a quarter or half the memory of int64),
+else int64.
+
+Sums are exact: :func:`resample_sums` adds ``counts[b, i] * stats[i]`` in
+int64, a block of :data:`BLOCK` segments at a time (the block's rows stay in
+the cache), each row read once for four resamples.  It serves what the
+float32 products of :mod:`fastbleu.compare.resampled` cannot hold exactly
+(TER's scaled reference lengths, a segment of hundreds of thousands of
+characters).
+"""
+
+import numpy as np
+from numba import njit
+
+#: Segments per block of :func:`resample_sums` (a block's rows stay in the cache).
+BLOCK = 512
+
+
+@njit(cache=True, nogil=True)
+def count_draws(idx, counts, first, last):
+    """``counts[r, j]`` = how often segment ``j`` occurs in ``idx[r]``, for rows
+    ``first <= r < last`` (zeroed here).  Returns the largest count, or -1 if one passed
+    65,535 (uint16 wrapped: the caller counts that resample again in int64)."""
+    largest = 0
+    for r in range(first, last):
+        row = counts[r]
+        row[:] = 0
+        for i in range(idx.shape[1]):
+            j = idx[r, i]
+            row[j] += 1
+            if row[j] == 0:
+                return -1
+    for r in range(first, last):
+        row = counts[r]
+        for j in range(row.shape[0]):
+            if row[j] > largest:
+                largest = row[j]
+    return largest
+
+
+@njit(cache=True, nogil=True)
+def resample_sums(stats, counts, n_rows, sums, first, last):
+    """``sums[b] += counts[b, first:last] @ stats[first:last]`` for ``b < n_rows``, in int64
+    (exact for any statistics; the float32 products of
+    :func:`fastbleu.compare.resampled.float_sums` serve the usual, small ones)."""
+    width = stats.shape[1]
+    acc = np.zeros((4, width), dtype=np.int64)
+    for block in range(first, last, BLOCK):
+        end = min(block + BLOCK, last)
+        b = 0
+        while b < n_rows:
+            m = min(4, n_rows - b)
+            acc[:] = 0
+            for i in range(block, end):
+                row = stats[i]
+                for q in range(m):  # each row read once for four resamples
+                    c = np.int64(counts[b + q, i])
+                    if c:
+                        for col in range(width):
+                            acc[q, col] += c * np.int64(row[col])
+            for q in range(m):
+                for col in range(width):
+                    sums[b + q, col] += acc[q, col]
+            b += 4
+
+
+@njit(cache=True, nogil=True)
+def code_sums(stats, codes, n_codes, first, last):
+    """int64 ``(n_codes, width)``: the sum of the rows ``first..last`` of ``stats`` with each
+    code (``codes[i]`` in ``[0, n_codes)``)."""
+    out = np.zeros((n_codes, stats.shape[1]), dtype=np.int64)
+    for i in range(first, last):
+        row = stats[i]
+        target = out[codes[i]]
+        for col in range(stats.shape[1]):
+            target[col] += row[col]
+    return out

@@ -1,0 +1,50 @@
+"""Writing a report: both files checked before any work, written beside, swapped in together.
+
+The rules are the package's for every output (:mod:`fastbleu.tables.targets`):
+never over an input (a path, a link to it, a file inside an input folder or
+matched by an input glob), only regular files replaced, permissions kept,
+and a hidden temporary file renamed onto the target once complete
+(:class:`fastbleu.tables.writers.AtomicFile`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import InputError
+
+
+def check_outputs(html: str, markdown: str | None, inputs: list) -> None:
+    """Refuse, before any work, outputs that may not be written (InputError, one line)."""
+    from ..tables.targets import check_writable
+
+    if markdown is not None and os.path.realpath(html) == os.path.realpath(markdown):
+        raise InputError(f"{html}: the HTML page and the Markdown summary need two paths")
+    for path in [html] + ([markdown] if markdown is not None else []):
+        for source in inputs or [None]:
+            check_writable(path, source)
+
+
+def write_outputs(report, html: str, markdown: str | None, inputs: list) -> None:
+    """Render ``report`` and write the page (and the summary) safely."""
+    from ..tables.writers import AtomicFile
+    from .markdown import render_markdown
+    from .page import render_page
+
+    texts = [(html, render_page(report))]
+    if markdown is not None:
+        texts.append((markdown, render_markdown(report, os.path.basename(html))))
+    check_outputs(html, markdown, inputs)  # again: the inputs may have moved meanwhile
+    files = []
+    try:
+        for path, text in texts:
+            out = AtomicFile(path, inputs[0] if inputs else None)
+            files.append(out)
+            with out.writing(), open(out.temporary, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+        for out in files:
+            out.commit()
+    except BaseException:
+        for out in files:
+            out.discard()
+        raise

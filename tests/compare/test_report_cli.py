@@ -1,0 +1,126 @@
+"""``fastbleu report``: the command's flags, and one line and exit 2 for every user error."""
+
+from __future__ import annotations
+
+import pytest
+
+from fastbleu.cli import main
+
+pytest.importorskip("matplotlib")
+
+
+def run(argv, capsys):
+    capsys.readouterr()
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_text_files_with_the_commands_flags(tmp_path, capsys, tools):
+    S = tools.SAMPLE
+    out = tmp_path / "r.html"
+    status, stdout, stderr = run(["report", str(S["ref-A"]), "-i", str(S["sys-A"]),
+                                  str(S["sys-B"]), "-m", "chrf", "bleu", "-lc", "-tok", "intl",
+                                  "-pbsn", "100", "--seed", "7", "--src", str(S["ref-B"]),
+                                  "--pair", str(S["sys-B"]), str(S["sys-A"]), "--examples",
+                                  "3", "--title", "Sample <A> & <B>", "-o", str(out)],
+                                 capsys)
+    assert (status, stdout) == (0, "")
+    assert stderr.startswith(f"fastbleu: wrote {out} and {tmp_path / 'r.md'} (2 systems")
+    data = tools.page_data(out)["report"]
+    assert data["metrics"] == ["chrF2", "BLEU"]  # the order of -m: chrF orders the examples
+    assert "case:lc|" in data["ranking"][1]["signature"]
+    assert "tok:intl" in data["ranking"][1]["signature"]
+    assert data["resamples"] == 100 and data["seed"] == "7"
+    assert data["pair"] == {"a": str(S["sys-B"]), "b": str(S["sys-A"])}
+    assert len(data["examples"]) <= 6 and data["examples"][0]["src"]
+    assert data["title"] == "Sample <A> & <B>"
+
+
+def test_a_table(tmp_path, capsys, table8, tools):
+    out = tmp_path / "t.html"
+    status, _, _ = run(["report", str(table8), "--system-column", "system", "--group-by",
+                        "domain", "-m", "bleu", "--no-markdown", "-q", "-o", str(out)], capsys)
+    assert status == 0 and not (tmp_path / "t.md").exists()
+    data = tools.page_data(out)["report"]
+    assert len(data["systems"]) == 8 and len(data["groups"]["groups"]) == 3
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-m", "nist"], "a report scores bleu, chrf and ter; not 'nist'"),
+    (["-m", "meteor"], "unknown metric 'meteor'"),
+    (["--pair", "x", "y"], "pair: no system 'x'"),
+    (["--alpha", "1.5"], "--alpha must be between 0 and 1"),
+    (["-pbsn", "0"], "-pbsn/--paired-bs-n must be at least 1"),
+    (["-pbsn", "10", "-cin", "20"], "are one number of resamples here"),
+    (["--examples", "-1"], "--examples must be 0 or more"),
+    (["--group-by", "domain"], "a table is reported on its own"),
+])
+def test_user_errors_are_one_line_and_exit_2(argv, message, tmp_path, capsys, tools):
+    S = tools.SAMPLE
+    out = tmp_path / "r.html"
+    status, stdout, stderr = run(["report", str(S["ref-A"]), "-i", str(S["sys-A"]),
+                                  str(S["sys-B"]), "-o", str(out), *argv], capsys)
+    assert (status, stdout) == (2, "")
+    assert stderr.count("\n") == 1 and stderr.startswith("fastbleu: error: ")
+    assert message in stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_inputs_are_never_written_over(tmp_path, capsys, tools, table8):
+    S = tools.SAMPLE
+    system = tmp_path / "sys.txt"
+    system.write_bytes(S["sys-A"].read_bytes())
+    link = tmp_path / "link.html"
+    link.symlink_to(system)
+    for argv in ([str(S["ref-A"]), "-i", str(system), "-o", str(system)],
+                 [str(S["ref-A"]), "-i", str(system), "-o", str(link)],
+                 [str(S["ref-A"]), "-i", str(system), "-o", str(tmp_path / "r.html"),
+                  "--markdown", str(S["ref-A"])],
+                 [str(S["ref-A"]), "-i", str(system), "--src", str(S["ref-B"]), "-o",
+                  str(S["ref-B"])],
+                 [str(table8), "-o", str(table8)]):
+        status, stdout, stderr = run(["report", *argv], capsys)
+        assert (status, stdout) == (2, "")
+        assert stderr.count("\n") == 1 and "not writing over it" in stderr
+    assert system.read_bytes() == S["sys-A"].read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "sys.txt"]
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "short", "column"])
+def test_bad_inputs(case, tmp_path, capsys, tools, table8):
+    S = tools.SAMPLE
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    short = tmp_path / "short.txt"
+    short.write_text("one line\n")
+    argv = {"missing": [str(S["ref-A"]), "-i", str(tmp_path / "nope.txt")],
+            "empty": [str(empty), "-i", str(empty)],
+            "short": [str(S["ref-A"]), "-i", str(short)],
+            "column": [str(table8), "--hyp-column", "nope"]}[case]
+    status, stdout, stderr = run(["report", *argv, "-o", str(tmp_path / "r.html")], capsys)
+    assert (status, stdout) == (2, "") and stderr.count("\n") == 1
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_help_lists_the_report_flags(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["report", "--help"])
+    assert stop.value.code == 0
+    shown = capsys.readouterr().out
+    for flag in ("--system-column", "--group-by", "--pair", "-pbsn", "--seed",
+                 "-o REPORT.html"):
+        assert flag in shown
+
+
+def test_without_matplotlib_one_line_names_the_extra(tmp_path, capsys, monkeypatch, tools):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if it were not installed
+    S = tools.SAMPLE
+    status, stdout, stderr = run(["report", str(S["ref-A"]), "-i", str(S["sys-A"]), "-o",
+                                  str(tmp_path / "r.html")], capsys)
+    assert (status, stdout) == (2, "")
+    assert stderr == ("fastbleu: error: fastbleu report draws its charts with matplotlib, "
+                      "which is not installed: pip install 'fastbleu[report]'\n")
+    assert list(tmp_path.iterdir()) == []
