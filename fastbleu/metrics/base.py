@@ -308,11 +308,15 @@ class Metric(ABC):
         from .._kernels.threads import ordered_map, pool_size
 
         bounds = even_bounds(n, size, pool_size())
+        from ..inputs.text import TextColumn
+
+        text = isinstance(hyps, TextColumn)
 
         def rows(k: int, pair) -> np.ndarray:
             # the batch's own look at its hypotheses, on its pool thread (not serial here)
             first, last = bounds[k], bounds[k + 1]
-            self._inspect(hyps.slice(first, last), n, tally)
+            if text:  # token ids have nothing to look at
+                self._inspect(hyps.slice(first, last), n, tally)
             return self._rows(hyps, refs, first, last, pair)
 
         yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1))

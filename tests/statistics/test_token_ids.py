@@ -324,7 +324,7 @@ def test_ids_to_tokens():
     ([[1]], [[[1], 2]], TypeError, r"references\[0\]\[1\] is int:"),
     ([[1]], np.ones((1, 1, 1), dtype=int), TypeError, "references must be a list"),
     (["1"], [[[1]]], TypeError, r"references\[0\] holds token ids but the hypotheses are text"),
-    (DLPackOnly(np.ones((1, 2), dtype=int), (2, 0)), [[[1]]], ValueError,
+    (DLPackOnly(np.ones((1, 2), dtype=int), (10, 0)), [[[1]]], ValueError,  # ROCm: not ours
      "hypotheses is on DLPack device"),
 ])
 def test_bad_input(hyps, refs, error, message):
@@ -355,3 +355,21 @@ def test_lowercase_and_cached_text_references_are_refused():
         BLEU(references=[["a"] * len(ROWS_H)]).corpus_score(ROWS_H, None)
     with pytest.raises(TypeError, match="only text references are cached"):
         BLEU(references=[ROWS_R])
+
+
+def test_cuda_ids_on_a_machine_without_a_gpu_are_one_clear_error():
+    """A CUDA array goes to the GPU path (fastbleu.gpu); without a GPU that is one line
+    naming what to do, not a traceback from deep inside numba."""
+    from fastbleu.gpu import GPUUnavailable
+
+    cuda_ids = DLPackOnly(np.ones((1, 2), dtype=int), (2, 0))  # DLPack's kDLCUDA
+    try:
+        from fastbleu._kernels.cuda.loader import cuda
+
+        if cuda.is_available():
+            pytest.skip("a GPU is here: the GPU tests cover CUDA ids")
+    except GPUUnavailable:
+        pass
+    with pytest.raises(GPUUnavailable) as raised:
+        BLEU().sentence_scores(cuda_ids, [cuda_ids])
+    assert len(str(raised.value).splitlines()) == 1 and "CUDA" in str(raised.value)
