@@ -53,11 +53,11 @@ def _score(result) -> float:
 def test_missing_kernel_module_is_a_broken_installation(tmp_path):
     shutil.copytree(ROOT / "fastbleu", tmp_path / "fastbleu",
                     ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
-    (tmp_path / "fastbleu" / "_kernels" / "counting.py").unlink()
+    (tmp_path / "fastbleu" / "_kernels" / "bleu" / "counting.py").unlink()
     result = _run([REF, "-i", HYP], env=_env(tmp_path), cwd=tmp_path)
     line = _one_error(result, status=1)  # 1, not 2: the input is fine
     assert "broken installation" in line
-    assert "fastbleu._kernels.counting" in line
+    assert "fastbleu._kernels.bleu.counting" in line
     assert "pip install --force-reinstall fastbleu" in line
     debug = _run([REF, "-i", HYP, "--debug"], env=_env(tmp_path), cwd=tmp_path)
     assert debug.returncode != 0 and b"Traceback" in debug.stderr
@@ -67,14 +67,14 @@ def test_missing_cli_module_is_a_broken_installation(tmp_path):
     """The command line's own imports (python -m fastbleu) fail the same way."""
     shutil.copytree(ROOT / "fastbleu", tmp_path / "fastbleu",
                     ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
-    (tmp_path / "fastbleu" / "files.py").unlink()
+    (tmp_path / "fastbleu" / "inputs" / "files.py").unlink()
     # -S: without site-packages, so that an editable install of another checkout (whose
     # path hook serves fastbleu's top-level modules) cannot fill the gap; the CLI module
     # fails before it needs numpy.
     result = subprocess.run([sys.executable, "-S", "-m", "fastbleu", REF, "-i", HYP],
                             capture_output=True, env=_env(tmp_path), cwd=tmp_path)
     line = _one_error(result, status=1)
-    assert "broken installation" in line and "fastbleu.files" in line
+    assert "broken installation" in line and "fastbleu.inputs.files" in line
 
 
 def test_missing_extra_stays_a_user_error():

@@ -246,7 +246,7 @@ def test_huge_segment_among_small_ones_equals_sacrebleu():
 _PEAK_SCRIPT = textwrap.dedent("""
     import resource, sys
     import numpy as np
-    from fastbleu._kernels.counting import segment_statistics
+    from fastbleu._kernels.bleu.counting import segment_statistics
 
     def run(n):
         rng = np.random.default_rng(1)

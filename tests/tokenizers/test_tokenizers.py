@@ -29,7 +29,7 @@ from fastbleu._kernels.text.unicode_classes import ZH_RANGES, regex_unicode_vers
 from fastbleu.statistics.tokens import tokenize as fb_tokenize
 from fastbleu.inputs.text import as_text_column
 from fastbleu.tokenizers import TOKENIZER_NAMES, get_tokenizer
-from testkit.data import needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
+from testkit.data import ROOT, needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
 from testkit.text import (SCRIPTS, SURROGATES, WHITESPACE, assert_same_tokens,
                              check_everything, configs, corpora, examples, fast_hashes, piece,
                              sacre_tokens, separator)
@@ -276,7 +276,7 @@ def test_package_imports_without_the_optional_packages():
             "except ImportError as e:\n"
             "    print(e)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=str(__import__("conftest").ROOT), timeout=120)
+                          cwd=str(ROOT), timeout=120)
     assert done.returncode == 0, done.stderr
     assert abs(float(done.stdout.splitlines()[0]) - 100.0) < 1e-9
     assert "pip install 'fastbleu[ja]'" in done.stdout
