@@ -30,6 +30,8 @@ def execute(args) -> str | None:
     if args.spm_model is not None and args.tokenize_column is None:
         _check_spm_model(args, plan)
     if plan.mode == TABLE:
+        if args.detail and not args.test_set:
+            raise InputError("-d/--detail needs a test set (-t) and a language pair (-l)")
         from .table_mode import table_paired, table_scores
 
         return table_paired(args, plan) if plan.test else table_scores(args, plan)
