@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -265,11 +264,12 @@ class TableJob:
             for item in first:
                 add(*counted(item))
             return groups
-        from .._kernels.threads import ordered_map  # imports numba; a large table uses it
+        from .._kernels.threads import helper_pool, ordered_map  # imports numba
 
         # Two batches at once on threads of their own: one's checks and conversion
-        # (Python, GIL) while the other's kernels run on the pool.
-        with ThreadPoolExecutor(2, thread_name_prefix="fastbleu-batch") as helpers:
+        # (Python, GIL) while the other's kernels run on the pool.  Daemon threads not
+        # waited for after a signal (a kernel cannot be stopped midway).
+        with helper_pool(2, "fastbleu-batch") as helpers:
             for result in ordered_map(counted, itertools.chain(first, items), 2, helpers):
                 add(*result)
         return groups
