@@ -37,6 +37,25 @@ _pending: list = []  # a signal that arrived meanwhile
 _active = 0  # depth of terminating() blocks
 _received: list = []  # every signal received inside terminating(), raised or not
 _written: list = []  # outputs committed inside terminating()
+_listeners: list = []  # called by the handler when a signal arrives
+
+
+def add_listener(callback) -> None:
+    """Have ``callback()`` called, from the signal handler, when a signal arrives inside
+    :func:`terminating`, before its exception is raised.
+
+    It runs in the middle of whatever the main thread was doing, so it must only
+    set flags (never take a lock): the thread pool uses it to cancel the chunks
+    still queued (:mod:`fastbleu._kernels.threads`).
+    """
+    if callback not in _listeners:
+        _listeners.append(callback)
+
+
+def received() -> bool:
+    """Whether a signal arrived inside the current :func:`terminating` block (the run is
+    stopping: waits for work that is no longer needed may be skipped)."""
+    return bool(_received)
 
 
 def check() -> None:
@@ -144,6 +163,11 @@ def terminating():
             return
         fired.append(signum)
         _received.append(signum)  # first: the exception below may be swallowed
+        for callback in _listeners:
+            try:
+                callback()
+            except Exception:  # a listener's failure must not cost the signal
+                pass
         if _held:
             _pending.append(signum)
         else:

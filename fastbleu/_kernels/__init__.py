@@ -12,7 +12,8 @@ Each module is one stage of the pipeline::
     formula          statistics row -> BLEU score (sacrebleu's order of operations)
     resample         resampled and randomized sums -> BLEU per resample
     threads          chunks of segments on a thread pool (re-created after fork())
-    cache            where numba caches these kernels: a per-user folder, never the package
+    cache            where numba caches these kernels: a per-user folder only the user can
+                     write (never the package), or none; cache_files: its files, checked
     notice           the line a first run prints when it compiles (fastbleu.progress)
     aot              the ahead-of-time build of plain BLEU's kernels (numba.pycc, at install
                      time; fastbleu._native calls them without importing numba)

@@ -15,6 +15,17 @@ compiler lock (held while a kernel is compiled or loaded from the cache) is
 taken around ``fork()`` as :mod:`logging` does with its locks, so a child
 forked while another thread loads a kernel does not inherit it locked.
 
+**Signals.**  The pool's threads are daemon threads of this module's own
+(:class:`WorkerPool`), not ``concurrent.futures``' threads, which the
+interpreter joins at exit: a kernel runs in native code and cannot be
+stopped, so joining a thread busy with a chunk would keep an interrupted
+process alive for as long as the chunk runs (tens of seconds for TER on long
+segments).  Inside :func:`fastbleu.signals.terminating` (the command line), a
+SIGTERM, SIGHUP or SIGINT marks the pool stopped: every chunk still queued is
+cancelled instead of run, the waits that unwind after it (:func:`ordered_map`,
+a :class:`WorkerPool` leaving its ``with`` block) do not wait for the running
+ones, and the process exits at once.
+
 **Whole batches.**  :func:`ordered_map` runs whole batches, one per pool
 thread, while the calling thread prepares the next ones (converts Python
 lists to text, which holds the GIL).  Kernel calls made on a pool thread run
@@ -25,24 +36,119 @@ pool thread ever waits for the pool.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 
 import numba
 from numba.core.compiler_lock import global_compiler_lock
 
+from .. import signals
 from .._native.codes import MIN_CHUNK
 
 _MIN_CHUNK = MIN_CHUNK
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
 _thread = threading.local()  # .in_pool: this thread is one of the pool's
 
 
 def _mark_pool_thread() -> None:
     _thread.in_pool = True
+
+
+class WorkerPool:
+    """A fixed number of daemon threads, each running submitted calls one at a time.
+
+    ``submit`` returns a :class:`concurrent.futures.Future`, as an executor's
+    does.  Unlike ``concurrent.futures.ThreadPoolExecutor``, its threads are
+    daemon threads the interpreter does not join at exit, and :meth:`stop`
+    (safe in a signal handler: it only sets a flag) cancels every call not yet
+    started.  As a context manager it shuts down on leaving, waiting for the
+    running calls unless a ``KeyboardInterrupt`` (or a signal) is unwinding.
+    """
+
+    def __init__(self, workers: int, name: str, initializer: Callable | None = None):
+        self.stopped = False
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._initializer = initializer
+        self._threads = [threading.Thread(target=self._work, name=f"{name}_{k}", daemon=True)
+                         for k in range(max(1, workers))]
+        self._max_workers = len(self._threads)  # ThreadPoolExecutor's name for it
+        for thread in self._threads:
+            thread.start()
+
+    def _work(self) -> None:
+        if self._initializer is not None:
+            self._initializer()
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            future, call, args = item
+            del item
+            if self.stopped:
+                future.cancel()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result = call(*args)
+            except BaseException as error:
+                future.set_exception(error)
+            else:
+                future.set_result(result)
+            del future, call, args
+
+    def submit(self, call: Callable, *args) -> Future:
+        """Start ``call(*args)`` on one of the threads; returns its future."""
+        future: Future = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("cannot schedule new work on a pool that was shut down")
+            self._queue.put((future, call, args))
+        return future
+
+    def stop(self) -> None:
+        """Cancel every call not yet started (the running ones finish on their own)."""
+        self.stopped = True
+
+    def shutdown(self, wait: bool = True, cancel_futures: bool = False) -> None:
+        """No more work; ``cancel_futures`` cancels what has not started; ``wait`` waits
+        for the threads to finish what they run."""
+        if cancel_futures:
+            self.stopped = True
+        with self._lock:
+            if not self._closed:
+                self._closed = True
+                for _ in self._threads:
+                    self._queue.put(None)
+        if wait:
+            for thread in self._threads:
+                if thread is not threading.current_thread():
+                    thread.join()
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, kind, error, traceback) -> None:
+        interrupted = (kind is not None and issubclass(kind, KeyboardInterrupt)
+                       or signals.received())
+        self.shutdown(wait=not interrupted, cancel_futures=kind is not None)
+
+
+_pool: WorkerPool | None = None
+_pool_lock = threading.Lock()
+
+
+def _stop_on_signal() -> None:
+    """Called by :mod:`fastbleu.signals`' handler: only sets a flag (no lock is taken)."""
+    pool = _pool
+    if pool is not None:
+        pool.stop()
+
+
+signals.add_listener(_stop_on_signal)
 
 
 def in_pool_thread() -> bool:
@@ -55,15 +161,24 @@ def pool_size() -> int:
     return numba.config.NUMBA_NUM_THREADS
 
 
-def _executor() -> ThreadPoolExecutor:
-    """The shared pool, created on first use (callers may themselves be threads)."""
+def _executor() -> WorkerPool:
+    """The shared pool, created on first use (callers may themselves be threads); a pool
+    stopped by a signal is replaced by a fresh one."""
     global _pool
     with _pool_lock:
+        if _pool is not None and _pool.stopped:
+            _pool.shutdown(wait=False, cancel_futures=True)
+            _pool = None
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=numba.config.NUMBA_NUM_THREADS,
-                                       thread_name_prefix="fastbleu",
-                                       initializer=_mark_pool_thread)
+            _pool = WorkerPool(numba.config.NUMBA_NUM_THREADS, "fastbleu",
+                               initializer=_mark_pool_thread)
         return _pool
+
+
+def helper_pool(workers: int, name: str) -> WorkerPool:
+    """A pool of ``workers`` threads of the caller's own (shut down by its ``with`` block),
+    for work that prepares batches beside the kernels' pool."""
+    return WorkerPool(workers, name)
 
 
 def _reset_in_child() -> None:
@@ -143,7 +258,7 @@ def for_chunks(kernel, n: int, *args, min_chunk: int = _MIN_CHUNK) -> None:
 
 
 def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
-                executor: ThreadPoolExecutor | None = None) -> Iterator:
+                executor: WorkerPool | None = None) -> Iterator:
     """``work(item)`` for every item, on the pool, yielded in the items' order.
 
     Each item is one job on one pool thread (its kernels run in one piece
@@ -153,7 +268,8 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
     for a straggler.  At most ``in_flight`` jobs (default: threads + 1, so
     that a finished thread finds the next one queued) are started before the
     oldest result is yielded.  Closing the generator early cancels the jobs
-    not started and waits for the running ones.  On a pool thread the jobs
+    not started and waits for the running ones (not after a signal or a
+    ``KeyboardInterrupt``: the process is stopping).  On a pool thread the jobs
     run there, one after the other (a pool thread never waits for the pool).
     ``executor`` runs the jobs on other threads than the pool's.
     """
@@ -163,6 +279,7 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
     if in_flight is None:
         in_flight = numba.config.NUMBA_NUM_THREADS + 1
     pending = deque()
+    interrupted = False
     try:
         for item in items:
             pending.append((executor or _executor()).submit(work, item))
@@ -170,9 +287,13 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+    except KeyboardInterrupt:
+        interrupted = True
+        raise
     finally:
         for future in pending:
             future.cancel()
-        for future in pending:
-            if not future.cancelled():
-                future.exception()  # waits; its error, if any, is not this one's cause
+        if not interrupted and not signals.received():
+            for future in pending:
+                if not future.cancelled():
+                    future.exception()  # waits; its error, if any, is not this one's cause

@@ -214,7 +214,6 @@ def check_numbers(args) -> None:
     if "chrf" in args.metrics:  # sacrebleu ignores the chrF flags of a run without chrF
         at_least(args.chrf_char_order, 0, "-cc/--chrf-char-order", MAX_NGRAM_ORDER_LIMIT)
         at_least(args.chrf_word_order, 0, "-cw/--chrf-word-order", MAX_NGRAM_ORDER_LIMIT)
-        at_least(args.chrf_beta, 1, "--chrf-beta")
         if args.chrf_char_order == 0 and args.chrf_word_order == 0:
             raise InputError("-cc/--chrf-char-order and -cw/--chrf-word-order are both 0: "
                              "chrF needs n-grams of some order")

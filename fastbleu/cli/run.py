@@ -31,6 +31,8 @@ def execute(args) -> str | None:
         _check_spm_model(args, plan)
     with _compile_notice(args, plan):
         if plan.mode == TABLE:
+            if args.detail and not args.test_set:
+                raise InputError("-d/--detail needs a test set (-t) and a language pair (-l)")
             from .table_mode import table_paired, table_scores
 
             return table_paired(args, plan) if plan.test else table_scores(args, plan)

@@ -33,8 +33,9 @@ def early_output(args) -> str | None:
             raise InputError("--citation needs a test set (-t)")
         return testsets.citations(args.test_set)
     if args.test_set is None:
+        # -d alone is allowed, as sacrebleu: the score, then "No subset information found"
         for flag, value in (("--echo", args.echo), ("--origlang", args.origlang),
-                            ("--subset", args.subset), ("-d/--detail", args.detail)):
+                            ("--subset", args.subset)):
             if value:
                 raise InputError(f"{flag} needs a test set (-t) and a language pair (-l)")
         return None
@@ -124,6 +125,8 @@ def detail(args, chosen: list, system, refs: list) -> str:
     country) of the whole test set, as sacrebleu's ``print_subset_results`` prints it."""
     from . import testsets
 
+    if not args.test_set:  # reference files: sacrebleu finds no subset either
+        return "No subset information found. Consider using --origlang argument."
     names = args.test_set.split(",")
     origlangs = [args.origlang] if args.origlang else testsets.available_origlangs(
         names, args.language_pair)

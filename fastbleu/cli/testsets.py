@@ -19,6 +19,7 @@ import os
 import re
 
 from ..errors import InputError
+from .testset_files import sgm_lines, wmt_xml_fields
 
 __all__ = ["sacrebleu_dir", "check_test_sets", "check_language_pair", "fieldnames",
            "field_files", "reference_files", "read_field", "keep_mask", "echo",
@@ -104,9 +105,9 @@ def _text_file(name: str, langpair: str, field: str) -> str:
 def _xml_fields(dataset, langpair: str) -> dict:
     """The fields of a WMT 2021+ XML release, parsed from its raw file (as sacrebleu)."""
     raw = _raw_file(dataset, langpair)
-    if not os.path.isfile(raw):
+    if not os.path.lexists(raw):
         raise _not_downloaded(dataset.name, langpair)
-    fields = dataset._unwrap_wmt21_or_later(raw)
+    fields = wmt_xml_fields(raw, dataset.name, langpair)  # sacrebleu's unwrapping, guarded
     # sacrebleu orders the translators as a set of str does: by their hashes, another order
     # in each process.  Sorted here, so that --echo all and --list say the same each time.
     refs = sorted(key for key in fields if key.startswith("ref"))
@@ -215,18 +216,17 @@ def _sgm_mask(name: str, langpair: str, raw: str, keeps, pattern) -> list[bool]:
             raise InputError(f"--subset: test set {name} has no subset annotation (sacrebleu "
                              f"has it for {', '.join(subsets)})")
         tags = subsets[name]
-    if not os.path.isfile(raw):
+    if not os.path.lexists(raw):
         raise _not_downloaded(name, langpair)
     mask, keep = [], False
-    with open(raw, encoding="utf-8", newline="\n") as stream:
-        for line in stream:
-            if line.startswith("<doc "):
-                keep = keeps(_attribute(line, "origlang"))
-                if pattern is not None and not pattern.search(tags.get(_attribute(line,
-                                                                                   "docid"), "")):
-                    keep = False
-            if line.startswith("<seg "):
-                mask.append(keep)
+    for line in sgm_lines(raw, name, langpair):
+        if line.startswith("<doc "):
+            keep = keeps(_attribute(line, "origlang"))
+            if pattern is not None and not pattern.search(tags.get(_attribute(line,
+                                                                               "docid"), "")):
+                keep = False
+        if line.startswith("<seg "):
+            mask.append(keep)
     return mask
 
 
@@ -280,11 +280,10 @@ def available_origlangs(names: list[str], langpair: str) -> list[str]:
         if _is_wmt_xml(dataset):
             found |= set(_xml_fields(dataset, langpair)["origlang"])
         if raw.endswith(".sgm"):
-            if not os.path.isfile(raw):
+            if not os.path.lexists(raw):
                 raise _not_downloaded(name, langpair)
-            with open(raw, encoding="utf-8", newline="\n") as stream:
-                found |= {_attribute(line, "origlang") for line in stream
-                          if line.startswith("<doc ")}
+            found |= {_attribute(line, "origlang") for line in sgm_lines(raw, name, langpair)
+                      if line.startswith("<doc ")}
     return sorted(found)
 
 

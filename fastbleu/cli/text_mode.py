@@ -20,6 +20,7 @@ def text_scores(args, plan: Plan) -> str:
     """Text files: corpus scores, sentence scores, confidence intervals or a paired test."""
     names, systems, refs = read_text_inputs(args)  # first: its import is the first of numpy
     check_significance(args, len(systems))
+    _check_reference_count(plan, refs)
     full_system, full_refs = systems[0], refs  # -d scores the whole test set's parts
     if args.test_set:
         from .testset_mode import filtered
@@ -67,6 +68,18 @@ def text_scores(args, plan: Plan) -> str:
         shown = "\n".join(filter(None, [shown, detail(args, [by_key[key] for key in order],
                                                         full_system, full_refs)]))
     return shown
+
+
+def _check_reference_count(plan: Plan, refs: list) -> None:
+    """More reference streams than a metric's exact statistics hold (TER and averaged
+    BLEU/NIST: 16, their mean length being an integer times lcm(1..16)): one line."""
+    for metric in metrics(plan.metrics):
+        limit = getattr(metric, "max_references", None)
+        if limit is not None and len(refs) > limit:
+            raise InputError(f"{metric.formula.name} takes at most {limit} references per "
+                             f"segment here, {len(refs)} were given (its exact statistics "
+                             f"hold the mean reference length as an integer times "
+                             f"lcm(1..{limit}))")
 
 
 def _sources(args, systems) -> list[str]:

@@ -16,10 +16,10 @@ for offsets, padding and end-of-sequence ids.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
 
 import numpy as np
 
+from .id_rows import joined_ids, list_ids
 from .tokens import Tokens
 
 # The hashing kernel (:mod:`fastbleu._kernels.ids`) is imported when ids are hashed: text
@@ -158,7 +158,7 @@ def _from_sequence(values: Sequence, name: str) -> _Part:
     n = len(values)
     lengths = np.zeros(n, dtype=np.int64)
     valid = np.ones(n, dtype=bool)
-    rows, arrays = [], False
+    rows, arrays = [], False  # rows: (segment, row)
     for i, row in enumerate(values):
         if row is None:
             valid[i] = False
@@ -173,22 +173,13 @@ def _from_sequence(values: Sequence, name: str) -> _Part:
             raise TypeError(f"{name}[{i}] is {type(row).__name__}: give every segment as a "
                             "sequence of integer ids (or every segment as a string)")
         lengths[i] = len(row)
-        rows.append(row)
-    if arrays:
-        pieces = [_array(row, name) for row in rows if len(row)]
-        flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+        rows.append((i, row))
+    if arrays:  # each row its own array (lists among them converted one by one)
+        pieces = [row if isinstance(row, np.ndarray) else list_ids([(i, row)], name)
+                  for i, row in rows if len(row)]
     else:
-        flat = np.array(list(chain.from_iterable(rows)))
-        if flat.size == 0:
-            flat = flat.astype(np.int64)
-    if flat.dtype.kind not in "iu" or flat.dtype.itemsize > 8:
-        for i, row in enumerate(values):
-            for token in row or ():
-                if isinstance(token, bool) or not isinstance(token, (int, np.integer)):
-                    raise TypeError(f"{name}[{i}] holds a {type(token).__name__}: token ids "
-                                    "must be integers (for tokens as strings, join them with "
-                                    "spaces and use tokenize='none')")
-        raise ValueError(f"{name} holds ids outside int64")
+        pieces = [list_ids(rows, name)]
+    flat = joined_ids(pieces, name)
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
     return _Part(flat, offsets, None if valid.all() else valid)
@@ -234,9 +225,10 @@ class TokenIds:
 
     Notes
     -----
-    Ids must be non-negative (below ``2**63``): a negative id left after
+    Ids are hashed, so any integer dtype and any 64-bit value is an id
+    (uint64 ids of ``2**63`` or more too), but a negative id left after
     padding is dropped is refused, since it usually is a label-padding value
-    (such as ``-100``) that needs ``pad_id``.  ``BLEU(lowercase=True)`` is
+    (such as ``-100``) that needs ``pad_id``.  Bools are not ids.  ``BLEU(lowercase=True)`` is
     refused with ids.  Arguments of a metric's methods that are not
     :class:`TokenIds` are wrapped as ``TokenIds(argument)``.
 
@@ -326,7 +318,7 @@ class TokenIds:
             values, offsets = part.batch(lo, hi)
             size = int(offsets[-1] - offsets[0])
             hash_ids(values, offsets, self.pad_id, self.eos_id, out[base:base + size],
-                     count[at:at + hi - lo])
+                     count[at:at + hi - lo], unsigned=part.values.dtype.kind == "u")
             start[at:at + hi - lo] = offsets[:-1] - offsets[0] + base
             if part.valid is not None:
                 count[at:at + hi - lo][~part.valid[lo:hi]] = -1

@@ -290,7 +290,6 @@ HOSTILE = [
     (["-t", "wmt19", "-l", "de-en", "ref.txt", "-i", "hyp.txt"],
      "give a test set (-t) or reference files, not both"),
     (["ref.txt", "--origlang", "de", "-i", "hyp.txt"], "--origlang needs a test set (-t)"),
-    (["ref.txt", "-d", "-i", "hyp.txt"], "-d/--detail needs a test set (-t)"),
     (["--echo", "src"], "--echo needs a test set (-t)"),
     (["-i", "hyp.txt"], "no references"),
     (["--citation"], "--citation needs a test set (-t)"),

@@ -28,8 +28,8 @@ NEGATIVE_ID = -2
 
 
 @njit(cache=True, nogil=True)
-def _hash_ids_chunk(values, offsets, pad_id, use_pad, eos_id, use_eos, out_hashes, out_count,
-                    first, last):
+def _hash_ids_chunk(values, offsets, pad_id, use_pad, eos_id, use_eos, unsigned, out_hashes,
+                    out_count, first, last):
     base = offsets[0]
     one = np.uint64(1)
     for i in range(first, last):
@@ -50,15 +50,19 @@ def _hash_ids_chunk(values, offsets, pad_id, use_pad, eos_id, use_eos, out_hashe
             v = np.int64(values[p])
             if use_pad and v == pad_id:
                 continue
-            if v < 0:
+            if v < 0 and not unsigned:  # uint64 ids of 2**63 or more are ids too
                 negative = True
             out_hashes[pos + count] = finish(np.uint64(v) + one)
             count += 1
         out_count[i] = NEGATIVE_ID if negative else count
 
 
-def hash_ids(values, offsets, pad_id, eos_id, out_hashes, out_count):
+def hash_ids(values, offsets, pad_id, eos_id, out_hashes, out_count, unsigned=False):
     """Hash the ids of segments ``values[offsets[i]:offsets[i + 1]]`` into ``out_hashes``.
+
+    ``values`` are int64; ``unsigned`` says they are the bits of uint64 ids, so that
+    one of 2**63 or more (negative as int64) is an id like any other: it hashes as
+    the same 64 bits, which no accepted int64 id (never negative) has.
 
     Segment ``i``'s kept ids become ``out_hashes[offsets[i] - offsets[0]:][:out_count[i]]``.
     ``pad_id``/``eos_id`` are ints or None.  Chunks of segments run on the
@@ -70,4 +74,4 @@ def hash_ids(values, offsets, pad_id, eos_id, out_hashes, out_count):
     for_chunks(_hash_ids_chunk, n, values, offsets,
                np.int64(0 if pad_id is None else pad_id), pad_id is not None,
                np.int64(0 if eos_id is None else eos_id), eos_id is not None,
-               out_hashes, out_count)
+               bool(unsigned), out_hashes, out_count)

@@ -115,13 +115,13 @@ def _digest(regex_version: str, table: bytes) -> str:
 
 def _read_table(path: Path, regex_version: str) -> np.ndarray | None:
     """The table stored at ``path`` if it is intact and plausible, else None."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
     header = _TABLE_MAGIC + f"regex {regex_version}\nsha256 ".encode()
     start = len(header) + 64 + 1
-    if not data.startswith(header) or len(data) != start + N_CODE_POINTS:
+    try:  # a regular file of ours only: never a FIFO (which would block for good)
+        data = cache.read_regular_file(path, limit=start + N_CODE_POINTS)
+    except OSError:
+        return None
+    if data is None or not data.startswith(header) or len(data) != start + N_CODE_POINTS:
         return None
     table = data[start:]
     if data[len(header):start] != _digest(regex_version, table).encode() + b"\n":

@@ -10,6 +10,7 @@ layout, so :attr:`CHRFFormula.row_width` is ``3 * (char_order + word_order)``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -30,16 +31,30 @@ def _check_order(value, name: str) -> int:
 
 
 def check_beta(beta):
-    """Refuse a ``beta`` sacrebleu's formula cannot use: not a number, not positive and
-    finite (``beta=0`` divides by zero), or a numpy float below float64."""
+    """Refuse a ``beta`` sacrebleu's formula cannot use: not a number, a numpy float below
+    float64, not finite, or so large that ``beta ** 2`` does not fit a float64 (sacrebleu
+    fails on those too).
+
+    ``beta = 0`` (chrF0, precision only) and a negative ``beta`` are scored as sacrebleu
+    scores them: only ``beta ** 2`` enters the formula, and its denominator is zero only
+    where the score is zero, a case the formula guards.
+    """
     if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, (int, float, np.integer,
                                                                   np.floating)):
         raise TypeError(f"beta must be a number, got {type(beta).__name__}")
     if isinstance(beta, np.floating) and not isinstance(beta, float):
         raise TypeError(f"beta is a numpy {type(beta).__name__}; pass a Python number")
-    if not (np.isfinite(beta) and beta > 0):
-        raise ValueError(f"beta must be a positive finite number, got {beta!r}")
-    return int(beta) if isinstance(beta, np.integer) else beta
+    if isinstance(beta, np.integer):
+        beta = int(beta)
+    if isinstance(beta, float) and not math.isfinite(beta):
+        raise ValueError(f"beta must be a finite number, got {beta!r}")
+    try:
+        float(1 + beta ** 2)  # Python's int or float: exact, or an OverflowError
+    except OverflowError:
+        shown = f"a {beta.bit_length()}-bit int" if isinstance(beta, int) else repr(beta)
+        raise ValueError(f"beta is too large: beta ** 2 does not fit a float64 (got {shown})"
+                         ) from None
+    return beta
 
 
 @dataclass(frozen=True)

@@ -123,9 +123,7 @@ def test_resampled_scores_of_several_systems():
     ({"char_order": 0, "word_order": 0}, ValueError, "at least one n-gram order"),
     ({"char_order": 2.5}, TypeError, "char_order must be an int"),
     ({"word_order": True}, TypeError, "word_order must be an int"),
-    ({"beta": 0}, ValueError, "beta must be a positive finite number"),
-    ({"beta": -2}, ValueError, "beta must be a positive finite number"),
-    ({"beta": float("nan")}, ValueError, "beta must be a positive finite number"),
+    ({"beta": float("nan")}, ValueError, "beta must be a finite number"),
     ({"beta": "2"}, TypeError, "beta must be a number"),
     ({"beta": np.float32(2)}, TypeError, "numpy float32"),
 ])
