@@ -38,9 +38,9 @@ ROOT = _root()
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
 
-#: Pages that other branches are writing (the GPU page, the HTML report's page): links to
-#: them may point nowhere until those branches are merged. Remove a name once its page lands.
-PENDING_PAGES = frozenset({"docs/gpu.md", "docs/report.md"})
+#: Pages that other branches are writing: links to them may point nowhere until those
+#: branches are merged. Remove a name once its page lands (none pending now).
+PENDING_PAGES: frozenset = frozenset()
 
 #: The README's length limit (issue 25): what it is, the quick start, tables, commands, links.
 README_MAX_LINES = 300

@@ -1,17 +1,29 @@
 """Private numba kernels: nopython, ``cache=True``, no Python objects inside.
 
-Each module is one stage of the pipeline::
+Grouped by pipeline stage and by metric, so that a metric's kernels are in its folder::
 
-    hashing          token bytes -> 64-bit token hashes; n-gram keys from token hashes
-    tokenize         UTF-8 buffers -> token hashes per segment: codes, chunk kernels
-                     (tokenize_13a: byte classes, none and 13a; tokenize_flat: their
-                     branch-free scanner for common segments; tokenize_unicode:
-                     UTF-8 decoding, whitespace, intl and zh)
-    unicode_classes  the code-point tables of intl (from regex, cached) and zh
-    counting         token hashes -> clipped n-gram statistics, one row per segment
-    formula          statistics row -> BLEU score (sacrebleu's order of operations)
-    resample         resampled and randomized sums -> BLEU per resample
-    threads          chunks of segments on a thread pool (re-created after fork())
+    text/            UTF-8 buffers -> token hashes, and ids -> token hashes
+      hashing          token bytes -> 64-bit token hashes; n-gram keys from token hashes
+      tokenize         codes and chunk kernels of every byte tokenizer
+      tokenize_13a     byte classes, none and 13a; tokenize_flat: their branch-free scanner
+      tokenize_unicode UTF-8 decoding, whitespace, intl and zh; tokenize_flat_unicode: its
+                       branch-free scanner
+      unicode_classes  the code-point tables of intl (from regex, cached) and zh
+      ids              token ids -> token hashes (padding, end of sequence)
+    bleu/            counting (token hashes -> clipped n-gram rows), formula (rows and
+                     resampled sums -> BLEU, sacrebleu's order), nltk_formula (NLTK's
+                     sentence BLEU), pool (shared and leave-one-out maxima: pools, Self-BLEU)
+    chrf/            statistics (characters and words -> per-order counts), formula
+    ter/             shifts (Tercom's shift search -> [edits, ref length]), distance (the
+                     edit distances: banded with a trace, banded, bit-parallel)
+    nist/            table (reference n-grams -> weights -> weighted matches), corpus
+                     (reference counts of pieces, merged)
+    cuda/            the GPU path's kernels (numba's CUDA target, fastbleu.gpu): tokens,
+                     counting, formula, reduce, pairwise; loader imports the CUDA target
+    pairwise         MBR matrices: each sentence's n-grams once per source
+    resample         resampled and randomized sums (metric-agnostic)
+    threads          the pool: whole batches on threads, chunks of segments (re-created
+                     after fork(); stops on a signal)
     cache            where numba caches these kernels: a per-user folder only the user can
                      write (never the package), or none; cache_files: its files, checked
     notice           the line a first run prints when it compiles (fastbleu.progress)
