@@ -151,7 +151,7 @@ def arrow_strings(array, name: str, *, errors: str = "strict", first_row: int | 
         raise TypeError(f"{name} must hold strings, got an Arrow column of type {kind}")
     if not trusted:
         try:
-            array.validate(full=True)
+            _validate(array)
         except pa.ArrowInvalid:
             for i, value in enumerate(array.cast(pa.large_binary()).to_pylist()):
                 try:
@@ -160,6 +160,27 @@ def arrow_strings(array, name: str, *, errors: str = "strict", first_row: int | 
                     raise ValueError(f"{name}[{i}] is not valid UTF-8") from None
             raise
     return array
+
+
+#: Rows from which a column's UTF-8 is checked in pieces on the kernels' pool.
+_PARALLEL_CHECK = 1 << 16
+
+
+def _validate(array) -> None:
+    """``array.validate(full=True)``: offsets and UTF-8; a large column in pieces on the
+    kernels' thread pool (pyarrow releases the GIL), so that the calling thread only waits.
+    The pieces' offsets meet at their ends, so together they check what the whole does."""
+    n = len(array)
+    if n < _PARALLEL_CHECK:
+        array.validate(full=True)
+        return
+    from .._kernels.threads import ordered_map, pool_size  # numba: a large input uses it
+
+    pieces = max(2, 2 * pool_size())
+    bounds = [n * k // pieces for k in range(pieces + 1)]
+    for _ in ordered_map(lambda k: array.slice(bounds[k], bounds[k + 1] - bounds[k])
+                         .validate(full=True), range(pieces)):
+        pass
 
 
 def _from_arrow(array, name: str, trusted: bool = False) -> TextColumn:

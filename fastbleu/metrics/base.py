@@ -41,6 +41,11 @@ def check_bootstrap(n_bootstrap) -> int:
     return int(n_bootstrap)
 
 
+def _sum_and_count(rows: np.ndarray) -> tuple[np.ndarray, int]:
+    """A batch's column sums and its number of segments (on the batch's pool thread)."""
+    return rows.sum(axis=0), len(rows)
+
+
 class Tally:
     """A count over the batches of one input, added to from the pool's threads."""
 
@@ -223,9 +228,9 @@ class Metric(ABC):
                     int(device.shape[0]))
         total = np.zeros(self.formula.row_width, dtype=np.int64)
         n = 0
-        for rows in self.statistics_batches(hypotheses, references):
-            total += rows.sum(axis=0)
-            n += len(rows)
+        for summed, count in self._batch_results(hypotheses, references, _sum_and_count):
+            total += summed
+            n += count
         return total, n
 
     def _rows(self, hypotheses, references, first: int, last: int, buffers) -> np.ndarray:
@@ -281,6 +286,12 @@ class Metric(ABC):
         numpy.ndarray
             int64 rows of consecutive segments.
         """
+        return self._batch_results(hypotheses, references)
+
+    def _batch_results(self, hypotheses, references, reduce=None) -> Iterator:
+        """:meth:`statistics_batches`, each batch's rows first passed through ``reduce`` on
+        the batch's own pool thread (the corpus sum of a batch: the calling thread then
+        only adds one row a batch)."""
         from ..statistics.tokens import KERNEL_BATCH_SIZE, BufferPairs, even_bounds
 
         pairs = BufferPairs()
@@ -295,7 +306,7 @@ class Metric(ABC):
             if batches is not None:
                 tally = Tally()
                 yield from self._pooled(pairs, ((hyps, refs, tally, len(hypotheses))
-                                                for hyps, refs in batches))
+                                                for hyps, refs in batches), reduce)
                 return
         hyps, refs = self._convert(hypotheses, references)
         n = len(hyps)
@@ -303,7 +314,8 @@ class Metric(ABC):
         if n <= size or self.corpus_pass:
             self._inspect(hyps, n, tally)
             if n:
-                yield pairs.lend(self._rows)(hyps, refs, 0, n)
+                rows = pairs.lend(self._rows)(hyps, refs, 0, n)
+                yield rows if reduce is None else reduce(rows)
             return
         from .._kernels.threads import ordered_map, pool_size
 
@@ -317,17 +329,19 @@ class Metric(ABC):
             first, last = bounds[k], bounds[k + 1]
             if text:  # token ids have nothing to look at
                 self._inspect(hyps.slice(first, last), n, tally)
-            return self._rows(hyps, refs, first, last, pair)
+            found = self._rows(hyps, refs, first, last, pair)
+            return found if reduce is None else reduce(found)
 
         yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1))
 
-    def _pooled(self, pairs, batches) -> Iterator[np.ndarray]:
+    def _pooled(self, pairs, batches, reduce=None) -> Iterator:
         from .._kernels.threads import ordered_map
 
-        def rows(batch, pair) -> np.ndarray:
+        def rows(batch, pair):
             hyps, refs, tally, n = batch
             self._inspect(hyps, n, tally)
-            return self.column_statistics(hyps, refs, buffers=pair)
+            found = self.column_statistics(hyps, refs, buffers=pair)
+            return found if reduce is None else reduce(found)
 
         yield from ordered_map(pairs.lend(rows), batches)
 
