@@ -210,10 +210,22 @@ def test_options_are_checked():
     with pytest.raises(ValueError, match="char_order and word_order are both 0"):
         chrf_matrix(CANDS, char_order=0)
     with pytest.raises(ValueError, match="beta"):
-        chrf_matrix(CANDS, beta=0)
+        chrf_matrix(CANDS, beta=float("nan"))
     with pytest.raises(ValueError, match="smooth_method"):
         bleu_matrix(CANDS, smooth_method="nope")
     with pytest.raises(TypeError, match="unexpected keyword"):
         bleu_matrix(CANDS, spm=True)
     with pytest.raises(TypeError):
         chrf_matrix(CANDS, REFS, True)  # options are keyword-only
+
+
+def test_chrf0_matrix_equals_sacrebleu_chrf0():
+    """beta=0 (precision-only chrF, which sacrebleu scores) in the MBR matrix as well."""
+    import sacrebleu
+
+    cands = [["The cat sat on the mat.", "A cat sat.", "x"]]
+    refs = [["The cat is on the mat.", "A cat sat.", ""]]
+    found = np.asarray(chrf_matrix(cands, refs, beta=0)[0])
+    sacre = sacrebleu.metrics.CHRF(beta=0)
+    expected = [[sacre.sentence_score(c, [r]).score for r in refs[0]] for c in cands[0]]
+    np.testing.assert_array_equal(found, expected)

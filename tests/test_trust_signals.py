@@ -24,8 +24,9 @@ import pytest
 
 from testkit.data import ROOT
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name != "posix",
-                                reason="POSIX signals")
+pytestmark = [pytest.mark.slow,  # long jobs in subprocesses, stopped by real signals
+              pytest.mark.skipif(not hasattr(signal, "SIGTERM") or os.name != "posix",
+                                reason="POSIX signals")]
 
 #: Seconds from the signal to the process's end that count as "at once" on a loaded machine.
 BOUND = 5.0

@@ -18,6 +18,8 @@ RANKING_ROWS = """[...document.querySelectorAll('#chart-ranking-%s tbody tr')].m
   return [c[2].textContent, c[3].dataset.value, c[4].dataset.value, c[5].dataset.value];
 })"""
 
+pytestmark = pytest.mark.slow  # headless Chromium
+
 
 @pytest.fixture(scope="module")
 def browser(tools):

@@ -19,6 +19,8 @@ from gpu_device import SIMULATED
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
+pytestmark = pytest.mark.slow  # the CUDA simulator in a child process: about a minute
+
 
 @pytest.mark.skipif(SIMULATED, reason="this is the simulated run")
 def test_gpu_tests_pass_on_the_simulator():

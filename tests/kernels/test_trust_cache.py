@@ -29,8 +29,9 @@ import pytest
 from testkit.data import FASTBLEU, HYP, REF, ROOT
 from fastbleu._kernels import cache
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
-                                reason="needs root: chown to another user")
+pytestmark = [pytest.mark.slow,  # cold compiles in subprocesses, one per cache case
+              pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0,
+                                reason="needs root: chown to another user")]
 
 OTHER_UID = 12345
 TIMEOUT = 300  # seconds; a hang (a FIFO opened for reading) is a failure, not a stuck run
@@ -156,9 +157,9 @@ def _parent_foreign(numba_dir: Path, home: Path) -> None:
 
 
 def _leaf_foreign(numba_dir: Path, home: Path) -> None:
-    # Only the innermost folder (where the files are) belongs to someone else.
-    (leaf,) = {p.parent for p in _cache_files(numba_dir)}
-    _chown_tree(leaf, OTHER_UID)
+    # Only the innermost folders (where the files are) belong to someone else.
+    for leaf in {p.parent for p in _cache_files(numba_dir)}:
+        _chown_tree(leaf, OTHER_UID)
 
 
 def _files_foreign(numba_dir: Path, home: Path) -> None:
@@ -232,8 +233,14 @@ def test_folders_it_creates_are_private(tmp_path, shared_tmp):
 # ---------------------------------------------------------------------------------------
 
 
+#: The chrF statistics kernel's cache files (fastbleu/_kernels/chrf/statistics.py).
+CHRF_KERNEL = "statistics._statistics_chunk-"
+
+
 def _leaf(home: Path) -> Path:
-    (leaf,) = {p.parent for p in _cache_files(home / "fastbleu" / "numba")}
+    """The folder of the chrF kernels' cache files (each kernel folder has its own)."""
+    (leaf,) = {p.parent for p in _cache_files(home / "fastbleu" / "numba")
+               if p.name.startswith(CHRF_KERNEL)}
     return leaf
 
 
@@ -266,7 +273,7 @@ def test_a_damaged_cache_entry_is_compiled_again_and_replaced(home, shared_tmp, 
     leaf = _leaf(home)
     # The files of the kernel the run calls (all of them would only make the test slower).
     damaged = sorted(p for p in leaf.iterdir() if p.suffix == suffix
-                     and p.name.startswith("chrf._statistics_chunk-"))
+                     and p.name.startswith(CHRF_KERNEL))
     assert damaged
     for path in damaged:
         damage(path)
@@ -282,7 +289,7 @@ def test_a_fifo_in_place_of_the_intl_table_does_not_hang(home, shared_tmp):
     command = [*FASTBLEU, REF, "-i", HYP, "-b", "-tok", "intl"]
     first = _run(shared_tmp, command, XDG_CACHE_HOME=home)
     assert first.returncode == 0, first.stderr
-    (table,) = _leaf(home).parent.rglob("intl-roles-*.bin")
+    (table,) = (home / "fastbleu" / "numba").rglob("intl-roles-*.bin")
     _fifo(table)
     done = _run(shared_tmp, command, XDG_CACHE_HOME=home)
     assert done.returncode == 0, done.stderr
