@@ -17,6 +17,27 @@ import pytest
 
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
 if SIMULATED:
+    # numba's simulator swaps the ``cuda`` module in a device function's globals on every
+    # call, iterating over those globals while other simulated threads may add to them
+    # ("dictionary changed size during iteration", seen once in CI): iterate a snapshot.
+    from contextlib import contextmanager
+
+    from numba.cuda.simulator import kernel as _sim_kernel
+
+    @contextmanager
+    def _swapped_cuda_module(fn, fake_cuda_module):
+        from numba import cuda
+
+        fn_globs = fn.__globals__
+        orig = {k: v for k, v in list(fn_globs.items()) if v is cuda}
+        fn_globs.update({k: fake_cuda_module for k in orig})
+        try:
+            yield
+        finally:
+            fn_globs.update(orig)
+
+    _sim_kernel.swapped_cuda_module = _swapped_cuda_module
+
     # The simulator runs a block's threads as Python threads that meet at every
     # syncthreads; a short switch interval hands the GIL over at once (10x faster).
     sys.setswitchinterval(1e-6)
