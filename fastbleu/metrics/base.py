@@ -165,19 +165,20 @@ class Metric(ABC):
 
     def _check_references(self, streams) -> int:
         """The references' ``num_refs`` (sacrebleu's: per segment, ``-1`` when it varies),
-        after the metric's own limits (a metric with limits overrides this)."""
+        after :attr:`max_references`."""
         from ..statistics.tokens import check_references, reference_presence
 
         present = reference_presence(streams)
         limit = self.max_references
         if limit is not None and present.sum(axis=0).max(initial=0) > limit:
-            raise ValueError(f"{self.name} takes at most {limit} references per segment"
-                             f"{self._limit_reason()}")
+            raise ValueError(f"{self._limit_subject()} takes at most {limit} references per "
+                             "segment")
         return check_references(present)
 
-    def _limit_reason(self) -> str:
-        """Why :attr:`max_references` holds (for its message), e.g. the option that sets it."""
-        return ""
+    def _limit_subject(self) -> str:
+        """What :attr:`max_references` is the limit of, as its message names it (the metric,
+        or the option that sets the limit)."""
+        return self.name
 
     def _convert(self, hypotheses, references):
         """The whole input converted and checked: ``(hyps, refs)`` for :meth:`_rows`.

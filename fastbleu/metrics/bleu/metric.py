@@ -10,8 +10,7 @@ import numpy as np
 from ..._native.codes import MAX_AVERAGED_REFERENCES
 from ...statistics.id_tokens import check_text_references, id_batch_rows, prepare_ids
 from ...statistics.token_ids import IDS_SIGNATURE, TokenIds, is_token_ids
-from ...statistics.tokens import (References, check_references, compute_statistics,
-                                  reference_presence)
+from ...statistics.tokens import References, compute_statistics
 from ...inputs.text import TextColumn
 from ...tokenizers import (DEFAULT_TOKENIZER, TOKENIZER_NAMES, TRG_LANG_TOKENIZERS, Tokenizer,
                            get_tokenizer)
@@ -142,13 +141,8 @@ class BLEU(Metric):
                 "trg_lang": self.trg_lang, "ref_length": self.ref_length,
                 "weights": self.weights, "spm_model": self.spm_model}
 
-    def _check_references(self, streams) -> int:
-        present = reference_presence(streams)
-        if self.ref_length == "average" and present.sum(axis=0).max(initial=0) > \
-                MAX_AVERAGED_REFERENCES:
-            raise ValueError(f"ref_length='average' takes at most {MAX_AVERAGED_REFERENCES} "
-                             "references per segment")
-        return check_references(present)
+    def _limit_subject(self) -> str:
+        return "ref_length='average'"
 
     # -- statistics: the batch pipeline's hooks (fastbleu.metrics.base) -------------------
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..._kernels.bleu.counting import MAX_AVERAGED_REFERENCES
-from ...statistics.tokens import References, check_references, reference_presence
+from ...statistics.tokens import References
 from ...inputs.text import TextColumn
 from ...tokenizers import DEFAULT_TOKENIZER, get_tokenizer
 from ..base import Metric
@@ -118,13 +118,8 @@ class NIST(Metric):
 
     # -- statistics --------------------------------------------------------------------
 
-    def _check_references(self, streams) -> int:
-        present = reference_presence(streams)
-        limit = self.max_references
-        if limit is not None and present.sum(axis=0).max(initial=0) > limit:
-            raise ValueError(f"NIST with variant='mteval' takes at most {limit} references per "
-                             "segment")
-        return check_references(present)
+    def _limit_subject(self) -> str:
+        return "NIST with variant='mteval'"
 
     def _rows(self, hypotheses, references, first: int, last: int, buffers) -> np.ndarray:
         # A corpus pass: the batch pipeline hands over the whole input (first=0, last=n),
