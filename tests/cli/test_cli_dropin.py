@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from testkit.testsets import XML_HYP, sacrebleu_folder, write_lines
 
 pytest.importorskip("sacrebleu")
 pytest.importorskip("lxml")
@@ -31,65 +32,13 @@ REF = ["The cat sits.", "Hello world.", "Good morning, Mr Smith.", "That is good
 HYP = ["The cat sat.", "Hello world!", "Good morning, Mr Smith.", "This is good."]
 DOCS = [("d1", "de", SRC[:2]), ("d2", "en", SRC[2:])]
 
-# wmt22 en-de (a WMT 2021+ XML release): translator A is the reference sacrebleu scores.
-XML = """<?xml version="1.0" encoding="utf-8"?>
-<dataset id="wmttest2022">
-  <collection id="general">
-    <doc origlang="en" id="a1">
-      <src lang="en"><p><seg id="1">The house is red.</seg><seg id="2">I like it.</seg></p></src>
-      <ref lang="de" translator="A"><p><seg id="1">Das Haus ist rot.</seg><seg id="2">Ich mag es.</seg></p></ref>
-      <ref lang="de" translator="B"><p><seg id="1">Das Haus ist rot!</seg><seg id="2">Es gefällt mir.</seg></p></ref>
-    </doc>
-    <doc origlang="de" id="a2">
-      <src lang="en"><p><seg id="1">Good evening.</seg></p></src>
-      <ref lang="de" translator="A"><p><seg id="1">Guten Abend.</seg></p></ref>
-      <ref lang="de" translator="B"><p><seg id="1">Schönen Abend.</seg></p></ref>
-    </doc>
-  </collection>
-</dataset>
-"""
-XML_HYP = ["Das Haus ist rot.", "Ich mag das.", "Guten Abend!"]
-
-
-def _write(path: Path, lines) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-
-
 @pytest.fixture()
 def sacrebleu_dir(tmp_path, monkeypatch):
     """A $SACREBLEU holding wmt19 de-en and wmt22 en-de as sacrebleu leaves them."""
-    from sacrebleu.dataset import DATASETS
-
-    root = tmp_path / "sacrebleu"
-    sets = root / "wmt19"
-    fields = {"src": SRC, "ref": REF, "docid": ["d1", "d1", "d2", "d2"],
-              "genre": ["news"] * 4, "origlang": ["de", "de", "en", "en"]}
-    for field, lines in fields.items():
-        _write(sets / f"wmt19.de-en.{field}", lines)
-    sgm = ['<srcset setid="newstest2019" srclang="any">']
-    for docid, origlang, segs in DOCS:
-        sgm.append(f'<doc sysid="ref" docid="{docid}" genre="news" origlang="{origlang}">')
-        sgm += ["<p>"] + [f'<seg id="{k}">{s}</seg>' for k, s in enumerate(segs, 1)] + ["</p>"]
-        sgm.append("</doc>")
-    _write(sets / "raw" / DATASETS["wmt19"].langpairs["de-en"][0], sgm + ["</srcset>"])
-    _write(sets / "raw" / "wmt19.test.tgz", ["not an archive: present, so never fetched"])
-
-    wmt22 = DATASETS["wmt22"]
-    raw = root / "wmt22" / "raw"
-    (raw / wmt22.langpairs["en-de"][0]).parent.mkdir(parents=True)
-    (raw / wmt22.langpairs["en-de"][0]).write_text(XML, encoding="utf-8")
-    _write(raw / wmt22._get_tarball_filename(wmt22.data[0]), ["present"])
-    xml_fields = {"src": ["The house is red.", "I like it.", "Good evening."],
-                  "ref-A": ["Das Haus ist rot.", "Ich mag es.", "Guten Abend."],
-                  "ref-B": ["Das Haus ist rot!", "Es gefällt mir.", "Schönen Abend."],
-                  "docid": ["a1", "a1", "a2"], "origlang": ["en", "en", "de"]}
-    for field, lines in xml_fields.items():
-        _write(root / "wmt22" / f"wmt22.en-de.{field}", lines)
-
-    _write(tmp_path / "hyp.txt", HYP)
-    _write(tmp_path / "hyp22.txt", XML_HYP)
-    _write(tmp_path / "ref.txt", REF)
+    root = sacrebleu_folder(tmp_path / "sacrebleu", DOCS, REF)
+    write_lines(tmp_path / "hyp.txt", HYP)
+    write_lines(tmp_path / "hyp22.txt", XML_HYP)
+    write_lines(tmp_path / "ref.txt", REF)
     monkeypatch.setenv("SACREBLEU", str(root))
     monkeypatch.chdir(tmp_path)
     return root
@@ -177,7 +126,7 @@ def test_sacrebleu_format_with_several_systems(sacrebleu_dir):
 
 @needs_sacrebleu
 def test_q_is_quiet(sacrebleu_dir):
-    _write(Path("empty.txt"), [])
+    write_lines(Path("empty.txt"), [])
     # Each its own process: the logging level is set once per process.
     loud = ours_process("empty.txt", "-i", "empty.txt")
     quiet = ours_process("-q", "empty.txt", "-i", "empty.txt")
@@ -207,8 +156,8 @@ SCORING = [
 @needs_sacrebleu
 @pytest.mark.parametrize("args", SCORING, ids=" ".join)
 def test_scores_against_a_test_set_as_sacrebleu(sacrebleu_dir, args):
-    _write(Path("hyp2.txt"), HYP + HYP)
-    _write(Path("hyp3.txt"), HYP[::-1])
+    write_lines(Path("hyp2.txt"), HYP + HYP)
+    write_lines(Path("hyp3.txt"), HYP[::-1])
     out = _same(args)
     assert out.strip()
 
@@ -311,7 +260,7 @@ HOSTILE = [
 
 @pytest.mark.parametrize("args, message", HOSTILE, ids=[" ".join(a) for a, _ in HOSTILE])
 def test_hostile_test_set_lines_are_one_line_errors(sacrebleu_dir, args, message):
-    _write(Path("short.txt"), HYP[:2])
+    write_lines(Path("short.txt"), HYP[:2])
     result = ours(*args)
     assert result.returncode == 2, result.stderr
     assert result.stdout == ""

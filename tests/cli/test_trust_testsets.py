@@ -27,29 +27,13 @@ from pathlib import Path
 import pytest
 
 from testkit.data import HYP, REF, ROOT
+from testkit.testsets import XML, XML_HYP, sacrebleu_folder, write_lines
 
 pytest.importorskip("sacrebleu")
 pytest.importorskip("lxml")
 
 SACREBLEU = shutil.which("sacrebleu")
 
-XML = """<?xml version="1.0" encoding="utf-8"?>
-<dataset id="wmttest2022">
-  <collection id="general">
-    <doc origlang="en" id="a1">
-      <src lang="en"><p><seg id="1">The house is red.</seg><seg id="2">I like it.</seg></p></src>
-      <ref lang="de" translator="A"><p><seg id="1">Das Haus ist rot.</seg><seg id="2">Ich mag es.</seg></p></ref>
-      <ref lang="de" translator="B"><p><seg id="1">Das Haus ist rot!</seg><seg id="2">Es gefällt mir.</seg></p></ref>
-    </doc>
-    <doc origlang="de" id="a2">
-      <src lang="en"><p><seg id="1">Good evening.</seg></p></src>
-      <ref lang="de" translator="A"><p><seg id="1">Guten Abend.</seg></p></ref>
-      <ref lang="de" translator="B"><p><seg id="1">Schönen Abend.</seg></p></ref>
-    </doc>
-  </collection>
-</dataset>
-"""
-XML_HYP = ["Das Haus ist rot.", "Ich mag das.", "Guten Abend!"]
 SECRET = "fastbleu-secret-7d1f"
 
 SGM_DOCS = [("d1", "de", ["Die Katze sitzt.", "Hallo Welt."]),
@@ -57,44 +41,12 @@ SGM_DOCS = [("d1", "de", ["Die Katze sitzt.", "Hallo Welt."]),
 SGM_HYP = ["The cat sat.", "Hello world!", "Good morning.", "This is good."]
 
 
-def _write(path: Path, lines) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
-
-
 @pytest.fixture
 def sacrebleu_dir(tmp_path, monkeypatch):
     """$SACREBLEU with wmt22 en-de (XML) and wmt19 de-en (SGML), as sacrebleu leaves them."""
-    from sacrebleu.dataset import DATASETS
-
-    root = tmp_path / "sacrebleu"
-    wmt22 = DATASETS["wmt22"]
-    raw = root / "wmt22" / "raw"
-    (raw / wmt22.langpairs["en-de"][0]).parent.mkdir(parents=True)
-    (raw / wmt22.langpairs["en-de"][0]).write_text(XML, encoding="utf-8")
-    _write(raw / wmt22._get_tarball_filename(wmt22.data[0]), ["present"])
-    fields = {"src": ["The house is red.", "I like it.", "Good evening."],
-              "ref-A": ["Das Haus ist rot.", "Ich mag es.", "Guten Abend."],
-              "ref-B": ["Das Haus ist rot!", "Es gefällt mir.", "Schönen Abend."],
-              "docid": ["a1", "a1", "a2"], "origlang": ["en", "en", "de"]}
-    for field, lines in fields.items():
-        _write(root / "wmt22" / f"wmt22.en-de.{field}", lines)
-
-    sets = root / "wmt19"
-    srcs = [s for _, _, segs in SGM_DOCS for s in segs]
-    for field, lines in {"src": srcs, "ref": SGM_HYP, "docid": ["d1", "d1", "d2", "d2"],
-                         "genre": ["news"] * 4, "origlang": ["de", "de", "en", "en"]}.items():
-        _write(sets / f"wmt19.de-en.{field}", lines)
-    sgm = ['<srcset setid="newstest2019" srclang="any">']
-    for docid, origlang, segs in SGM_DOCS:
-        sgm.append(f'<doc sysid="ref" docid="{docid}" genre="news" origlang="{origlang}">')
-        sgm += ["<p>"] + [f'<seg id="{k}">{s}</seg>' for k, s in enumerate(segs, 1)] + ["</p>"]
-        sgm.append("</doc>")
-    _write(sets / "raw" / DATASETS["wmt19"].langpairs["de-en"][0], sgm + ["</srcset>"])
-    _write(sets / "raw" / "wmt19.test.tgz", ["present"])
-
-    _write(tmp_path / "hyp22.txt", XML_HYP)
-    _write(tmp_path / "hyp19.txt", SGM_HYP)
+    root = sacrebleu_folder(tmp_path / "sacrebleu", SGM_DOCS, SGM_HYP)
+    write_lines(tmp_path / "hyp22.txt", XML_HYP)
+    write_lines(tmp_path / "hyp19.txt", SGM_HYP)
     (tmp_path / "secret.txt").write_text(SECRET)
     monkeypatch.setenv("SACREBLEU", str(root))
     monkeypatch.chdir(tmp_path)
