@@ -7,11 +7,12 @@ For each case below, as seen from a parent process:
 
 * fastbleu **cold**: one run of ``python -m fastbleu ...`` with
   ``XDG_CACHE_HOME`` set to a new empty folder (and ``NUMBA_CACHE_DIR``
-  unset), so every kernel the run needs through numba's JIT is compiled, as
-  on a user's first run after installing.  Kernels served by the ahead-of-time
-  module (``fastbleu._native.compiled``, built by ``pip install`` where a C
-  compiler is found) compile nothing; ``--no-aot`` sets ``FASTBLEU_NO_AOT=1``
-  to measure a machine without it.
+  unset), as on a user's first run after installing.  What ``pip install``
+  built is used as it would be: the ahead-of-time module
+  (``fastbleu._native.compiled``, where a C compiler is found) and the kernel
+  cache's seed (``fastbleu/_native/kernel_cache``, copied into the fresh cache);
+  ``--no-aot`` sets ``FASTBLEU_NO_AOT=1`` to measure an install without either,
+  where every kernel the run needs is compiled by numba's JIT.
 * fastbleu **warm**: the median of ``--runs`` runs with that cache filled.
 * **sacrebleu**: the median of ``--runs`` runs of ``python -m sacrebleu`` on
   the same text (NIST: none, sacrebleu has no NIST).
@@ -27,9 +28,11 @@ Cases (on the bundled sample, ``data/``: 1,000 lines, references A and B):
 ``bleu``         BLEU on the sample (the ahead-of-time kernels' size)
 ``bleu-10k``     BLEU on 10,010 lines (the sample 10 times and 10 lines; above
                  the ahead-of-time limit of 8,192 segments: the JIT's threads)
-``chrf``         ``-m chrf``
+``bleu-intl``, ``bleu-zh``, ``bleu-char``   BLEU with those tokenizers
+``chrf``, ``chrf++``  ``-m chrf`` and ``--chrf-word-order 2``
 ``ter``          ``-m ter``
 ``nist``         ``-m nist`` (no sacrebleu)
+``chrf-10k``, ``ter-10k``, ``nist-10k``  those on the 10,010 lines (several batches)
 ``table``        BLEU of a Parquet table of the sample (``hyp``, ``ref``, ``ref2``)
 
 Running it
@@ -38,8 +41,8 @@ From the repository root::
 
     python benchmarks/bench_first_run.py [--runs 3] [--cases chrf ter] [--no-aot] [--json OUT]
 
-Each cold run compiles for 5-30 CPU seconds; the whole table takes a few
-minutes on 2 cores.
+With ``--no-aot`` each cold run compiles for 5-30 CPU seconds; the whole table
+takes a few minutes on 2 cores.
 """
 
 from __future__ import annotations
@@ -58,7 +61,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
-CASES = ("bleu", "bleu-10k", "chrf", "ter", "nist", "table")
+CASES = ("bleu", "bleu-10k", "bleu-intl", "bleu-zh", "bleu-char", "chrf", "chrf++",
+         "chrf-10k", "ter", "ter-10k", "nist", "nist-10k", "table")
+#: sacrebleu's options for each case's metric (beyond the files).
+_SACRE_OPTIONS = {"bleu-intl": ["-tok", "intl"], "bleu-zh": ["-tok", "zh"],
+                  "bleu-char": ["-tok", "char"], "chrf": ["-m", "chrf"],
+                  "chrf++": ["-m", "chrf", "--chrf-word-order", "2"],
+                  "chrf-10k": ["-m", "chrf"], "ter": ["-m", "ter"], "ter-10k": ["-m", "ter"]}
 
 
 def _prepare(folder: Path) -> dict:
@@ -77,14 +86,14 @@ def _prepare(folder: Path) -> dict:
     pq.write_table(pa.table({"hyp": lines[hyp], "ref": lines[refs[0]],
                              "ref2": lines[refs[1]]}), table)
     text = [*map(str, refs), "-i", str(hyp)]
-    return {
-        "bleu": (text, text),
-        "bleu-10k": ([str(big[refs[0]]), str(big[refs[1]]), "-i", str(big[hyp])],) * 2,
-        "chrf": ([*text, "-m", "chrf"], [*text, "-m", "chrf"]),
-        "ter": ([*text, "-m", "ter"], [*text, "-m", "ter"]),
-        "nist": ([*text, "-m", "nist"], None),
-        "table": ([str(table), "--ref-column", "ref", "--ref-column", "ref2"], text),
-    }
+    text_10k = [str(big[refs[0]]), str(big[refs[1]]), "-i", str(big[hyp])]
+    cases = {"bleu": (text, text), "bleu-10k": (text_10k, text_10k),
+             "nist": ([*text, "-m", "nist"], None), "nist-10k": ([*text_10k, "-m", "nist"], None),
+             "table": ([str(table), "--ref-column", "ref", "--ref-column", "ref2"], text)}
+    for case, options in _SACRE_OPTIONS.items():
+        files = text_10k if case.endswith("-10k") else text
+        cases[case] = ([*files, *options], [*files, *options])
+    return cases
 
 
 def _run(argv: list[str], env: dict) -> tuple[float, float, str]:
@@ -125,9 +134,7 @@ def measure(cases, runs: int, no_aot: bool) -> list[dict]:
             row["cold_over_warm"] = round(cold[0] / row["warm"]["wall_s"], 2)
             row["cold_over_warm_cpu"] = round(cold[1] / row["warm"]["cpu_s"], 2)
             if theirs is not None:
-                sacre = [_run([sys.executable, "-m", "sacrebleu", *theirs, "-b",
-                               *(["-m", "chrf"] if case == "chrf" else []),
-                               *(["-m", "ter"] if case == "ter" else [])], base)
+                sacre = [_run([sys.executable, "-m", "sacrebleu", *theirs, "-b"], base)
                          for _ in range(runs)]
                 row["sacrebleu"] = _median(sacre)
                 row["same_score"] = cold[2] == warm[0][2] == sacre[0][2]

@@ -40,10 +40,11 @@ _PROBE = textwrap.dedent("""
 
 @pytest.fixture
 def installed(tmp_path):
-    """A copy of the fastbleu package in a folder of its own, without any cache."""
+    """A copy of the fastbleu package in a folder of its own, without any cache (nor the
+    install's seed of it: tests/kernels/test_seed.py)."""
     site = tmp_path / "site-packages"
     shutil.copytree(ROOT / "fastbleu", site / "fastbleu",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+                    ignore=shutil.ignore_patterns("__pycache__", "kernel_cache"))
     return site
 
 

@@ -1,4 +1,5 @@
-"""The ahead-of-time build of plain BLEU's kernels: ``fastbleu._native.compiled``.
+"""What ``pip install`` compiles ahead of time: plain BLEU's kernels as the extension
+module ``fastbleu._native.compiled``, and the kernel cache's seed (:func:`build_seed`).
 
 At install time, ``setup.py`` calls :func:`build`, which compiles the kernels
 below from **this package's own source** with ``numba.pycc`` into an extension
@@ -23,12 +24,17 @@ module does not: a wrong dtype there is a crash, not an error).
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import warnings
 from pathlib import Path
 
 from .. import _native
+from . import seed
 from .bleu.counting import chunk_statistics
 from .bleu.formula import chunk_scores, bleu_from_row
 from .text.tokenize import tokenize_chunk
@@ -109,4 +115,73 @@ def build_or_warn(target: Path | str, compiler=None, verbose: bool = False) -> b
               f"({type(error).__name__}: {error}); fastbleu works without them, "
               "compiling its kernels with numba on first use", file=sys.stderr)
         return False
+    return True
+
+
+# ---------------------------------------------------------------------------------------
+# The kernel cache's seed (fastbleu._kernels.seed)
+# ---------------------------------------------------------------------------------------
+
+
+def build_seed(package_dir: Path, target_root: Path, work_root: Path, *,
+          timeout: float = 1200.0) -> int:
+    """Compile the seed of ``package_dir``'s kernels (:mod:`.seed`) into ``target_root``;
+    the number of files.  Raises on failure (:func:`build_seed_or_warn` is what
+    ``setup.py`` calls).
+
+    The warm-up (:mod:`fastbleu._native.warmup`) runs in a child process with
+    ``NUMBA_CACHE_DIR`` set to a fresh folder; its files, one folder per source
+    folder, become ``target_root/<seed_name>/<folder_key>/``.  ``work_root`` keeps
+    that result between builds (``pip install .`` then ``pip install -e .`` compile
+    once): a finished seed of the same name there is reused.
+    """
+    from .cache import numba_cache_dir_folder, source_digest
+
+    package_dir = Path(package_dir).resolve()
+    digest = source_digest()
+    name = seed.seed_name(digest)
+    warmup = hashlib.sha1((package_dir / "_native" / "warmup.py").read_bytes()).hexdigest()
+    finished = Path(work_root) / f"{name}-warmup-{warmup[:12]}"
+    if not (finished / "complete").is_file():
+        Path(work_root).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=work_root) as scratch:
+            numba_dir = Path(scratch) / "numba"
+            environment = {**os.environ, "NUMBA_CACHE_DIR": str(numba_dir), seed.DISABLE: "1",
+                           "PYTHONPATH": str(package_dir.parent), "PYTHONWARNINGS": "ignore"}
+            environment.pop("XDG_CACHE_HOME", None)
+            done = subprocess.run([sys.executable, "-m", "fastbleu._native.warmup"],
+                                  cwd=scratch, env=environment, timeout=timeout,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if done.returncode != 0:
+                tail = done.stdout.decode(errors="replace").strip().splitlines()[-3:]
+                raise RuntimeError(f"the warm-up exited {done.returncode}: {' / '.join(tail)}")
+            staged = Path(scratch) / "seed"
+            for source_dir in sorted({p.parent for p in package_dir.rglob("*.py")}):
+                compiled = numba_cache_dir_folder(numba_dir, source_dir)
+                if compiled.is_dir():
+                    shutil.copytree(compiled, staged / seed.folder_key(source_dir, package_dir),
+                                    ignore=shutil.ignore_patterns("*.tmp.*"))
+            (staged / "complete").write_text(f"{name}\n")
+            shutil.rmtree(finished, ignore_errors=True)
+            os.replace(staged, finished)
+        for old in Path(work_root).iterdir():  # seeds of earlier source: never used again
+            if old.name != finished.name and not old.name.startswith("tmp"):
+                shutil.rmtree(old, ignore_errors=True)
+    target = Path(target_root) / name
+    shutil.rmtree(Path(target_root), ignore_errors=True)
+    shutil.copytree(finished, target, ignore=shutil.ignore_patterns("complete"))
+    return sum(1 for p in target.rglob("*") if p.is_file())
+
+
+def build_seed_or_warn(package_dir: Path, target_root: Path, work_root: Path) -> bool:
+    """:func:`build_seed`, or a warning line and ``False``: the install never fails for it, and
+    without a seed the kernels are compiled on first use."""
+    try:
+        count = build_seed(package_dir, target_root, work_root)
+    except Exception as error:  # any failure: the JIT compiles on first use
+        print(f"warning: fastbleu's compiled kernel cache was not built "
+              f"({type(error).__name__}: {error}); fastbleu works without it, compiling "
+              "its kernels on first use", file=sys.stderr)
+        return False
+    print(f"fastbleu: {count} compiled kernel files kept for first runs", file=sys.stderr)
     return True

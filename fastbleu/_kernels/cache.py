@@ -57,12 +57,13 @@ from pathlib import Path
 import numba
 from numba.core import caching, config
 
+from . import seed
 from .cache_files import (MAX_FILE_BYTES, NO_CACHE, CacheFileError, GuardedCacheFiles,
                           guarded, read_regular_file, warn_once)
 
 __all__ = ["MAX_FILE_BYTES", "NO_CACHE", "CacheFileError", "GuardedCacheFiles",
            "read_regular_file", "trust_problem", "cache_dir", "candidate_dirs",
-           "source_digest", "FastbleuCacheLocator", "register"]
+           "source_digest", "numba_cache_dir_folder", "FastbleuCacheLocator", "register"]
 
 #: The fastbleu package folder; functions defined under it use this module's locator.
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -206,10 +207,7 @@ def _candidates(source_dir: Path):
     """(label, folder) of each place the functions of ``source_dir`` may be cached, most
     preferred first (lazily: the temporary folder is made only when it is reached)."""
     if config.CACHE_DIR:
-        # numba's UserProvidedCacheLocator layout, so NUMBA_CACHE_DIR works as documented.
-        sha = hashlib.sha1(str(source_dir).encode()).hexdigest()
-        yield "NUMBA_CACHE_DIR", (Path(config.CACHE_DIR).expanduser()
-                                  / f"{source_dir.name}_{sha}" / source_digest())
+        yield "NUMBA_CACHE_DIR", numba_cache_dir_folder(config.CACHE_DIR, source_dir)
     user = _user_cache_root()
     if user is not None:
         label = "XDG_CACHE_HOME" if os.environ.get("XDG_CACHE_HOME") else "the user cache"
@@ -217,6 +215,14 @@ def _candidates(source_dir: Path):
     if hasattr(os, "getuid"):
         top = Path(tempfile.gettempdir()) / f"fastbleu-{os.getuid()}"
         yield "the temporary folder", top / "numba" / _key(source_dir) / source_digest()
+
+
+def numba_cache_dir_folder(root: Path | str, source_dir: Path) -> Path:
+    """The folder of ``source_dir``'s kernels under a ``NUMBA_CACHE_DIR`` of ``root``:
+    numba's ``UserProvidedCacheLocator`` layout (so the variable works as documented),
+    then :func:`source_digest`."""
+    sha = hashlib.sha1(str(source_dir).encode()).hexdigest()
+    return Path(root).expanduser() / f"{source_dir.name}_{sha}" / source_digest()
 
 
 def candidate_dirs(source_dir: Path | str):
@@ -238,6 +244,7 @@ def _choose(source_dir: Path) -> Path | None:
                 refused.append((label, folder, str(refusal)))
             continue
         guarded.add(str(chosen))
+        _seed(chosen, source_dir)
         if refused:
             label, folder, reason = refused[0]
             warn_once(f"not using the kernel cache in {folder} ({label}): {reason}; "
@@ -254,6 +261,16 @@ def _choose(source_dir: Path) -> Path | None:
                    "NUMBA_CACHE_DIR or XDG_CACHE_HOME to one of yours); compiling the "
                    "kernels in memory (slower to start)")
     return None
+
+
+def _seed(chosen: Path, source_dir: Path) -> None:
+    """Copy the install's compiled kernels of ``source_dir`` into ``chosen`` (:mod:`.seed`)."""
+    try:
+        folder = seed.seed_folder(source_dir, PACKAGE_DIR, source_digest())
+    except (ValueError, OSError):  # not under the package
+        return
+    if folder.is_dir() and trust_problem(folder) is None:  # the seed is code, too
+        seed.fill(chosen, folder)
 
 
 def cache_dir(source_dir: Path | str = Path(__file__).resolve().parent) -> Path | None:
@@ -275,6 +292,18 @@ def cache_dir(source_dir: Path | str = Path(__file__).resolve().parent) -> Path 
 # ---------------------------------------------------------------------------------------
 # numba's side
 # ---------------------------------------------------------------------------------------
+
+
+_file_digests: dict[str, str] = {}
+
+
+def _file_digest(path: str) -> str:
+    if path not in _file_digests:
+        try:
+            _file_digests[path] = hashlib.sha1(Path(path).read_bytes()).hexdigest()
+        except OSError:  # unreadable source: nothing cached for it can match
+            return f"unreadable {os.urandom(8).hex()}"
+    return _file_digests[path]
 
 
 def is_fastbleu_source(py_file: str) -> bool:
@@ -300,6 +329,12 @@ class FastbleuCacheLocator(caching._SourceFileBackedLocatorMixin, caching._Cache
 
     def get_cache_path(self):
         return self._cache_path
+
+    def get_source_stamp(self):
+        """A hash of the source file's content, not its time (numba before 0.61 took its
+        time and size): the install's seed (:mod:`.seed`) stays valid wherever pip put the
+        files, on every numba fastbleu supports."""
+        return ("sha1", _file_digest(self._py_file))
 
     def ensure_cache_path(self):
         """Nothing to do: the folder was made and checked when it was chosen, and a write
