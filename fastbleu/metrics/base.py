@@ -109,6 +109,11 @@ class Metric(ABC):
     input_tokenizer_signature: str | None = None
     #: The most references a segment may have (None: no limit).
     max_references: int | None = None
+    #: Up to this many references per segment, a segment's statistics do not depend on the
+    #: numbers of references of the other segments (None: they never do).  Beyond it (TER:
+    #: its mean reference length is scaled by a multiple of every count present) a table
+    #: counts its rows' references first and scores with :meth:`options_for_counts`.
+    counted_beyond: ClassVar[int | None] = None
     #: Whether a segment's statistics depend on the references of the whole corpus (NIST's
     #: information weights): the corpus is then one batch, and tables, Dask and
     #: accumulators count :meth:`reference_counts` over the corpus first.
@@ -131,6 +136,12 @@ class Metric(ABC):
         ``get_metric(self.key, **self.options())`` is an equal metric; Dask
         workers and table jobs rebuild metrics this way.
         """
+
+    def options_for_counts(self, counts) -> dict:
+        """The options that give the rows of an input whose segments have these numbers of
+        references (ints) one layout: :meth:`options`, unless :attr:`counted_beyond` is
+        set (TER: with the scale those counts need)."""
+        return self.options()
 
     # -- the hooks a metric supplies ---------------------------------------------------
 

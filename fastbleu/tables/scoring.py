@@ -16,6 +16,7 @@ from ..signals import held
 from .columns import column_names
 from .job import TableJob
 from .prepass import first_pass
+from .reference_counts import counted_job
 from .readers import open_table
 from .results import GroupScores, MetricScores
 from .targets import check_writable
@@ -132,9 +133,10 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     if job is None:
         job = TableJob.planned(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
                                encoding_errors, batch_size, bleu_options, metrics, segments_out)
-    metric_set = job.metric_set()
     if segments_out is not None:
         check_writable(segments_out, source)
+    job = counted_job(source, job)  # TER beyond 16 references: its scale, from a first pass
+    metric_set = job.metric_set()
     table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys,
                        encoding_errors=job.encoding_errors)
 

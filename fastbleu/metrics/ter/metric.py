@@ -74,6 +74,8 @@ class TER(Metric):
 
     name = "TER"
     key = "ter"
+    #: Beyond 16 references per segment the scale of the rows depends on the counts present.
+    counted_beyond = _AVERAGED
 
     #: Segments per batch of the pipeline: an edit distance costs some hundred times a
     #: BLEU count, so batches of 1,024 (about 50 ms on one core) keep every thread
@@ -134,6 +136,24 @@ class TER(Metric):
         return options
 
     # -- the scale of each input -------------------------------------------------------
+
+    def options_for_counts(self, counts) -> dict:
+        """The options that give the rows of segments with these numbers of references one
+        scale: :meth:`options`, with ``reference_scale`` where the counts need another
+        than 720720 (and this metric fixes none).
+
+        Raises
+        ------
+        ValueError
+            If the counts need a scale beyond 2**32
+            (:func:`~fastbleu.metrics.ter.scale.scale_for_counts`).
+        """
+        options = self.options()
+        if self.reference_scale is None:
+            scale = scale_for_counts(counts)
+            if scale != AVERAGE_SCALE:
+                options["reference_scale"] = scale
+        return options
 
     def _for_input(self, hypotheses, references):
         """A copy of this metric whose rows are at the scale this input's numbers of
