@@ -57,7 +57,9 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         statistics, its row number and its group and document values; for
         several metrics, every metric's sentence score and statistics (TER's
         ``sentence_ter``, ``num_edits`` and ``ref_length_scaled``, the mean
-        reference length times 720720, so that the column sums exactly).
+        reference length times 720720, so that the column sums exactly; where a
+        row's number of references does not divide 720720 (17), times the
+        least common multiple of the table's numbers of references).
         Written atomically.
     null_as_empty : bool
         Take a null hypothesis as an empty one instead of failing.
@@ -100,7 +102,10 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         type differs between the files (or batches, or partitions) of the
         table, a group column that cannot be a key (struct, list), a null
         hypothesis, a row without any reference or with more than a metric
-        takes (16 for TER), text that is not UTF-8, a metric's refusal of a
+        takes (16 for BLEU with ``ref_length="average"``; TER takes any
+        number, its table read once more first when it has more than 16
+        reference columns or a list column: :mod:`fastbleu.tables.reference_counts`),
+        text that is not UTF-8, a metric's refusal of a
         segment (one too long for TER's edit-distance matrix), or an
         unwritable ``segments_out``.
     TypeError
