@@ -27,7 +27,7 @@ class TERAccumulator(Accumulator):
     ----------
     formula : TERFormula
         The formula of the sum: its ``scale`` is the least common multiple of
-        the scales added so far (720720 before any input).
+        the scales of the inputs added so far (the metric's before any).
     """
 
     def update(self, hypotheses, references=None) -> TERAccumulator:
@@ -75,7 +75,7 @@ class TERAccumulator(Accumulator):
                 not isinstance(other.formula, TERFormula):
             raise ValueError(f"cannot merge accumulators of different metrics or options: "
                              f"{self.key} {self.options} vs {other.key} {other.options}")
-        if other.n_segments:
+        if other.n_segments:  # an empty one adds nothing, whatever its scale
             self._add(other._total, other.formula.scale, other.n_segments, other.num_refs)
         if self._empty_num_refs is None:
             self._empty_num_refs = other._empty_num_refs
@@ -85,8 +85,11 @@ class TERAccumulator(Accumulator):
         """Add a sum of ``n`` segments at ``scale``: everything checked before anything
         changes."""
         mine = self.formula.scale
-        common = common_scale(mine, scale)
-        summed = added(rescaled(self._total, mine, common), rescaled(total, scale, common))
+        if not self.n_segments:  # an empty sum takes the scale of the first one added
+            common, summed = scale, rescaled(total, scale, scale)
+        else:
+            common = common_scale(mine, scale)
+            summed = added(rescaled(self._total, mine, common), rescaled(total, scale, common))
         self._total = np.array(summed, dtype=np.int64)
         if common != mine:
             self.formula = TERFormula(common)
