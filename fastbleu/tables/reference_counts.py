@@ -112,7 +112,9 @@ def with_counts(job, counts: frozenset | None):
         try:
             specs.append((key, metric.options_for_counts(counts)))
         except ValueError as error:
-            raise InputError(f"the table's rows: {error}") from None
+            names = ", ".join(repr(name) for name in job.refs)
+            raise InputError(f"the references of {'column' if len(job.refs) == 1 else 'columns'}"
+                             f" {names}: {error}") from None
     specs = tuple(specs)
     return job if specs == job.metrics else dataclasses.replace(job, metrics=specs)
 

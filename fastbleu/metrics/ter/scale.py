@@ -77,13 +77,14 @@ def scale_for_counts(counts: Iterable[int]) -> int:
     if AVERAGE_SCALE % lcm == 0:
         return AVERAGE_SCALE
     if lcm > MAX_SCALE:
+        odd = [c for c in found if AVERAGE_SCALE % c]
         raise ValueError(
             f"TER keeps the mean reference length exactly, as an integer times a multiple of "
-            f"every segment's number of references; segments with "
-            f"{_counts_text([c for c in found if AVERAGE_SCALE % c])} references (and "
-            f"others) need one beyond {MAX_SCALE:,} (2**32), whose sums could leave int64: "
-            "give the segments the same number of references (fewer missing ones), or score "
-            "the groups of segments with the same number separately")
+            f"every segment's number of references; segments with {_counts_text(odd)} "
+            f"references{' (among others)' if len(odd) < len(found) else ''} need one beyond "
+            f"{MAX_SCALE:,} (2**32), whose sums could leave int64: give the segments the "
+            "same number of references (fewer missing ones), or score the groups of "
+            "segments with the same number separately")
     return lcm
 
 

@@ -231,7 +231,8 @@ def test_the_table_command_line_refuses_such_counts_in_one_line(tmp_path, capsys
     assert status == 2 and out == ""
     lines = err.splitlines()
     assert len(lines) == 1 and lines[0].startswith(
-        "fastbleu: error: the table's rows: TER keeps the mean reference length exactly")
+        "fastbleu: error: the references of column 'refs': TER keeps the mean reference "
+        "length exactly")
     with pytest.raises(InputError, match="17, 19, 23, 29, 31, 37, 41 references"):
         fastbleu.score_table(path, refs="refs", metrics=["ter"])
 
