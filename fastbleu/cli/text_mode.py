@@ -71,8 +71,9 @@ def text_scores(args, plan: Plan) -> str:
 
 
 def _check_reference_count(plan: Plan, refs: list) -> None:
-    """More reference streams than a metric's exact statistics hold (TER and averaged
-    BLEU/NIST: 16, their mean length being an integer times lcm(1..16)): one line."""
+    """More reference streams than a metric's exact statistics hold (averaged BLEU/NIST:
+    16, their mean length being an integer times lcm(1..16); TER takes any number): one
+    line."""
     for metric in metrics(plan.metrics):
         limit = getattr(metric, "max_references", None)
         if limit is not None and len(refs) > limit:

@@ -141,6 +141,7 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
     import pyarrow as pa
 
     from ..tables import TableJob, open_table
+    from ..tables.reference_counts import counted_job
 
     keys = list(group_by or ())
     for key, _ in metrics:
@@ -154,7 +155,7 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
                               encoding_errors, batch_size)
     except (TypeError, ValueError) as error:
         raise InputError(str(error)) from None
-    job = dataclasses.replace(job, metrics=tuple(metrics))
+    job = counted_job(source, dataclasses.replace(job, metrics=tuple(metrics)))  # TER > 16 refs
     metric_set = job.metric_set()
     sys_codes, names, group_codes, group_values, segment_codes, segment_values = _first_pass(
         source, system, keys, segment, batch_size, encoding_errors)

@@ -19,6 +19,7 @@ from ..statistics.tokens import HashBuffer
 from ..tables.groups import Groups, factorize
 from ..tables.job import TableJob
 from ..tables import prepass
+from ..tables import reference_counts as counting
 from ..tables.metric_set import MetricSet
 from ..tables.pieces import ParquetPiece
 from ..tables.readers import open_table, read_ahead
@@ -75,6 +76,31 @@ def reference_counts(piece, index: int, job: TableJob, columns: tuple) -> prepas
     with _naming(index, piece):
         return prepass.count_batches(job, job.metric_set(), batches, columns, start,
                                      _buffers()[1])
+
+
+def _reference_batches(piece, job: TableJob):
+    """The record batches of a partition's reference columns only."""
+    wanted = list(dict.fromkeys(job.refs))
+    if isinstance(piece, ParquetPiece):
+        return piece.batches(wanted, job.batch_size)
+    return open_table(piece[wanted], wanted, job.batch_size).batches(read_ahead=False)
+
+
+def reference_count_set(piece, index: int, job: TableJob):
+    """The numbers of references present in one partition (reference columns only), for
+    metrics whose rows depend on them (TER beyond 16: :mod:`fastbleu.tables.reference_counts`);
+    None when the columns' types show no need."""
+    with _naming(index, piece):
+        return counting.count_batches(job, _reference_batches(piece, job))
+
+
+def _alone(piece, index: int, job: TableJob) -> TableJob:
+    """``job`` for one partition scored on its own (sentence scores, which do not depend on
+    the scale of TER's rows): its own reference counts."""
+    if not counting.may_need_counts(job):
+        return job
+    with _naming(index, piece):
+        return counting.with_counts(job, reference_count_set(piece, index, job))
 
 
 def merge_counts(*partials: prepass.TableCounts) -> prepass.TableCounts:
@@ -163,7 +189,8 @@ def segment_statistics(piece, index: int, job: TableJob, grouped: bool, weights=
 
 def sentence_scores(frame, job: TableJob, column: str, weights=None, partition_info=None):
     """A pandas partition with its sentence scores (``formula.scores``) as a new float64 column."""
-    formula = job.metric().formula
     index = partition_info["number"] if partition_info else 0
+    job = _alone(frame, index, job)
+    formula = job.metric().formula
     stats = segment_statistics(frame, index, job, grouped=False, weights=weights)[0]
     return frame.assign(**{column: formula.scores(stats, check=False)})

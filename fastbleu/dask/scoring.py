@@ -154,6 +154,40 @@ def _weights(pieces: list, job: TableJob, metric_set, columns):
         _tree(counts, partitions.merge_counts), job)
 
 
+def _counted(source, pieces: list, job: TableJob, client) -> TableJob:
+    """``job`` after a first pass counting the references of every partition, where a
+    metric's rows depend on them (TER beyond 16 references: the scale of its rows, one for
+    the whole table; :mod:`fastbleu.tables.reference_counts`), else ``job`` itself."""
+    from dask import delayed
+
+    from ..tables import reference_counts
+
+    if not pieces or not reference_counts.may_need_counts(job) or _no_lists(source, pieces, job):
+        return job
+    counts = [delayed(partitions.reference_count_set, pure=True)(piece, index, job)
+              for index, piece in enumerate(pieces)]
+    return reference_counts.with_counts(job, _compute(_tree(counts, reference_counts.merged),
+                                                      client))
+
+
+def _no_lists(source, pieces: list, job: TableJob) -> bool:
+    """Whether the job's single reference column is known to hold text, not lists, without
+    reading it (a Dask DataFrame's dtype, a Parquet footer): then no pass is needed."""
+    if len(job.refs) != 1:
+        return False
+    name = job.refs[0]
+    if _is_dask_frame(source):
+        kind = str(source._meta[name].dtype)
+        return kind != "object" and "list" not in kind
+    if isinstance(pieces[0], ParquetPiece):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        kind = pq.read_schema(pieces[0].path).field(name).type
+        return not (pa.types.is_list(kind) or pa.types.is_large_list(kind))
+    return False
+
+
 def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str | None = None,
                  *, client=None, tokenize_column: str | None = None,
                  segments_out: str | None = None, null_as_empty: bool = False,
@@ -168,10 +202,11 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     if job is None:
         job = TableJob.planned(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
                                encoding_errors, batch_size, bleu_options, metrics, segments_out)
-    metric_set = job.metric_set()
     if segments_out is not None:  # before reading any footer: never an input, never a file
         check_directory(segments_out, source)
     pieces = _pieces(source, job, partition_rows, _threads(client))
+    job = _counted(source, pieces, job, client)
+    metric_set = job.metric_set()
     meter = _meter(pieces, progress, client)
     segments = None
     try:
@@ -323,6 +358,14 @@ def segment_statistics(source, hyp: str = "hyp", refs=("ref",), group_by=None, *
                           None if metric is None else [metric])
     width = job.metric().formula.row_width
     pieces = _pieces(source, job, partition_rows, _threads(client))
+    counted = _counted(source, pieces, job, client)
+    if counted.metrics != job.metrics:  # TER beyond 16 references: rows of another scale
+        (key, before), (_, after) = job.metrics[0], counted.metrics[0]
+        options = ", ".join(f"{k}={v!r}" for k, v in after.items() if before.get(k) != v)
+        cls = type(job.metric()).__name__
+        raise InputError(f"these rows' numbers of references need the metric built with "
+                         f"{options}: pass metric=fastbleu.{cls}(..., {options}), whose "
+                         "formula then scores the statistics returned")
     grouped = bool(job.keys)
     from dask import delayed
 

@@ -109,6 +109,11 @@ class Metric(ABC):
     input_tokenizer_signature: str | None = None
     #: The most references a segment may have (None: no limit).
     max_references: int | None = None
+    #: Up to this many references per segment, a segment's statistics do not depend on the
+    #: numbers of references of the other segments (None: they never do).  Beyond it (TER:
+    #: its mean reference length is scaled by a multiple of every count present) a table
+    #: counts its rows' references first and scores with :meth:`options_for_counts`.
+    counted_beyond: ClassVar[int | None] = None
     #: Whether a segment's statistics depend on the references of the whole corpus (NIST's
     #: information weights): the corpus is then one batch, and tables, Dask and
     #: accumulators count :meth:`reference_counts` over the corpus first.
@@ -131,6 +136,12 @@ class Metric(ABC):
         ``get_metric(self.key, **self.options())`` is an equal metric; Dask
         workers and table jobs rebuild metrics this way.
         """
+
+    def options_for_counts(self, counts) -> dict:
+        """The options that give the rows of an input whose segments have these numbers of
+        references (ints) one layout: :meth:`options`, unless :attr:`counted_beyond` is
+        set (TER: with the scale those counts need)."""
+        return self.options()
 
     # -- the hooks a metric supplies ---------------------------------------------------
 
@@ -207,6 +218,18 @@ class Metric(ABC):
 
     def _seen_num_refs(self, num_refs: int) -> None:
         self.num_refs = num_refs
+
+    def _for_input(self, hypotheses, references):
+        """``(metric, hypotheses, references)``: the metric that scores this input, and the
+        input.  This one by default; a metric whose statistics depend on a fact of the
+        whole input (TER's scale of the mean reference length) returns a copy fixed for
+        it, whose facts :meth:`_adopt` then records here."""
+        return self, hypotheses, references
+
+    def _adopt(self, metric: Metric) -> None:
+        """Record what ``metric`` (a copy from :meth:`_for_input`) learnt of its input."""
+        self.num_refs, self.n_bootstrap, self.seed = metric.num_refs, metric.n_bootstrap, \
+            metric.seed
 
     def _inspect(self, hypotheses, n: int, tally: Tally) -> None:
         """Look at a converted batch of hypotheses (of ``n`` in all) before it is scored, on
@@ -287,7 +310,14 @@ class Metric(ABC):
         numpy.ndarray
             int64 rows of consecutive segments.
         """
+        metric, hypotheses, references = self._for_input(hypotheses, references)
+        if metric is not self:
+            return self._adopting(metric, metric.statistics_batches(hypotheses, references))
         return self._batch_results(hypotheses, references)
+
+    def _adopting(self, metric: Metric, batches: Iterator) -> Iterator:
+        yield from batches
+        self._adopt(metric)
 
     def _batch_results(self, hypotheses, references, reduce=None) -> Iterator:
         """:meth:`statistics_batches`, each batch's rows first passed through ``reduce`` on
@@ -365,6 +395,11 @@ class Metric(ABC):
             ``formula.statistics_names`` (in sacrebleu's order, so that a row
             means the same in both tools).
         """
+        metric, hypotheses, references = self._for_input(hypotheses, references)
+        if metric is not self:
+            rows = metric.segment_statistics(hypotheses, references)
+            self._adopt(metric)
+            return rows
         device = self._device_rows(hypotheses, references)
         if device is not None:  # on the GPU, left there (an array of the input's library)
             return device
@@ -405,6 +440,11 @@ class Metric(ABC):
         Score
             The metric's score object (``BLEUScore``, ``CHRFScore``, ...).
         """
+        metric, hypotheses, references = self._for_input(hypotheses, references)
+        if metric is not self:
+            score = metric.corpus_score(hypotheses, references, n_bootstrap)
+            self._adopt(metric)
+            return score
         if check_bootstrap(n_bootstrap) > 1:
             return self._score_with_confidence(hypotheses, references, n_bootstrap)
         return self.formula.score(self._summed(hypotheses, references)[0], check=False)
@@ -445,6 +485,11 @@ class Metric(ABC):
             float64, one score per segment (for token ids on a GPU, a device
             array of the input's library: :mod:`fastbleu.gpu`).
         """
+        metric, hypotheses, references = self._for_input(hypotheses, references)
+        if metric is not self:
+            scores = metric.sentence_scores(hypotheses, references)
+            self._adopt(metric)
+            return scores
         device = self._device_rows(hypotheses, references)
         if device is not None:  # scored on the GPU, left there
             from ..gpu.scores import sentence_scores
@@ -457,7 +502,11 @@ class Metric(ABC):
         from ..inputs.references import sentence_streams
 
         hyps, streams = sentence_streams(hypothesis, references)
-        return self.formula.score(self.segment_statistics(hyps, streams)[0], check=False)
+        metric, hyps, streams = self._for_input(hyps, streams)
+        score = metric.formula.score(metric.segment_statistics(hyps, streams)[0], check=False)
+        if metric is not self:
+            self._adopt(metric)
+        return score
 
     def accumulator(self):
         """A new, empty :class:`~fastbleu.metrics.accumulator.Accumulator` of this metric.

@@ -112,13 +112,13 @@ def _check_foreign_options(bleu_options: dict) -> None:
 def reference_limit(metric) -> int | None:
     """The most references per segment ``metric`` takes, or None for no limit.
 
-    TER, and BLEU with ``ref_length="average"``, keep each segment's mean
-    reference length exactly, as an integer times 720720 (the least common
-    multiple of 1 to 16), so they take at most 16 references
-    (``Metric.max_references``).  Their ``segment_statistics`` refuse more, but
-    a table calls the fast path (``column_statistics``), where BLEU does not
-    check and TER cannot name the table's row; so the table checks every
-    batch itself.
+    BLEU with ``ref_length="average"`` keeps each segment's mean reference
+    length exactly, as an integer times 720720 (the least common multiple of
+    1 to 16), so it takes at most 16 references (``Metric.max_references``;
+    TER chooses its scale from the counts present instead:
+    :mod:`fastbleu.tables.reference_counts`).  Its ``segment_statistics``
+    refuse more, but a table calls the fast path (``column_statistics``),
+    where BLEU does not check; so the table checks every batch itself.
     """
     return getattr(metric, "max_references", None)
 

@@ -38,6 +38,7 @@ from .groups import factorize
 from .job import TableJob
 from .metric_set import metric_specs
 from .readers import check_batch_size, open_table
+from .reference_counts import counted_job
 
 
 @dataclass
@@ -140,6 +141,7 @@ def paired_table(source, hyp: str = "hyp", refs=("ref",), system: str = "system"
     check_paired_columns(system, keys, segment)
     job = TableJob(hyp, tuple(refs), (), None, bool(null_as_empty), encoding_errors, batch_size,
                    metric_specs(metrics, bleu_options))
+    job = counted_job(source, job)  # TER beyond 16 references: its scale, from a first pass
     metric_set = job.metric_set()
     columns = [hyp, *refs, system, *keys] + ([segment] if segment else [])
     table = open_table(source, list(dict.fromkeys(columns)), batch_size,

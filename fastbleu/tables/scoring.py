@@ -16,6 +16,7 @@ from ..signals import held
 from .columns import column_names
 from .job import TableJob
 from .prepass import first_pass
+from .reference_counts import counted_job
 from .readers import open_table
 from .results import GroupScores, MetricScores
 from .targets import check_writable
@@ -56,7 +57,9 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         statistics, its row number and its group and document values; for
         several metrics, every metric's sentence score and statistics (TER's
         ``sentence_ter``, ``num_edits`` and ``ref_length_scaled``, the mean
-        reference length times 720720, so that the column sums exactly).
+        reference length times 720720, so that the column sums exactly; where a
+        row's number of references does not divide 720720 (17), times the
+        least common multiple of the table's numbers of references).
         Written atomically.
     null_as_empty : bool
         Take a null hypothesis as an empty one instead of failing.
@@ -99,7 +102,10 @@ def score_table(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: str
         type differs between the files (or batches, or partitions) of the
         table, a group column that cannot be a key (struct, list), a null
         hypothesis, a row without any reference or with more than a metric
-        takes (16 for TER), text that is not UTF-8, a metric's refusal of a
+        takes (16 for BLEU with ``ref_length="average"``; TER takes any
+        number, its table read once more first when it has more than 16
+        reference columns or a list column: :mod:`fastbleu.tables.reference_counts`),
+        text that is not UTF-8, a metric's refusal of a
         segment (one too long for TER's edit-distance matrix), or an
         unwritable ``segments_out``.
     TypeError
@@ -132,9 +138,10 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
     if job is None:
         job = TableJob.planned(hyp, refs, group_by, doc, tokenize_column, null_as_empty,
                                encoding_errors, batch_size, bleu_options, metrics, segments_out)
-    metric_set = job.metric_set()
     if segments_out is not None:
         check_writable(segments_out, source)
+    job = counted_job(source, job)  # TER beyond 16 references: its scale, from a first pass
+    metric_set = job.metric_set()
     table = open_table(source, job.columns, batch_size, dictionary_columns=job.keys,
                        encoding_errors=job.encoding_errors)
 

@@ -257,10 +257,12 @@ def test_chrf_statistics_and_sentence_scores_on_the_cluster(client, sample_datas
 def test_ter_on_the_cluster_equals_one_process(client, tmp_path):
     """TER beside BLEU on the cluster: the table, segments_out, statistics and sentence scores
     equal one process's (tests/tables/test_table_ter.py checks those against sacrebleu), and
-    sacrebleu's sentence TER on a few rows; a row with 17 references is refused by row.
+    sacrebleu's sentence TER on a few rows; rows with 1, 16 and 17 references share one scale.
     286 rows of the shuffled sample in 3 files of 2 row groups: TER is the slowest metric."""
     import dask.dataframe as dd
     from sacrebleu.metrics import TER as SacreTER
+
+    from fastbleu import TER
 
     dataset = tmp_path / "dataset"
     dataset.mkdir()
@@ -301,15 +303,26 @@ def test_ter_on_the_cluster_equals_one_process(client, tmp_path):
     with pytest.raises(TypeError, match=r"pass fastbleu.TER\(normalized=True\) in metrics"):
         fd.sentence_scores(ddf, refs=REFS, metric="ter", normalized=True)
 
+    # 1, 16 and 17 references a row (a list column): one scale (lcm(16, 17) = 272) for the
+    # whole table, counted by a first pass over the partitions
     many = tmp_path / "many"
     many.mkdir()
+    lists = []
     for k in range(2):
-        rows = {"hyp": ["a b"] * 3, "ref": [["a b"]] * 3}
-        rows["ref"][1] = ["a b"] * (17 if k else 16)
+        rows = {"hyp": ["a b c", "a b", "b"], "ref": [["a b"], ["a b"] * (17 if k else 16),
+                                                     ["a c"]]}
+        lists += rows["ref"]
         pq.write_table(pa.table(rows), many / f"p{k}.parquet")
-    with pytest.raises(InputError, match=r"^column 'ref', row 4: 17 references, but TER takes "
-                                         r"at most 16"):
-        fd.score_table(many, metrics=["ter"], client=client)
+    on_cluster = fd.score_table(many, metrics=["ter"], client=client)
+    assert on_cluster.equals(fastbleu.score_table(many, metrics=["ter"]))
+    expected = SacreTER().corpus_score(["a b c", "a b", "b"] * 2, [
+        [row[r] if r < len(row) else None for row in lists] for r in range(17)])
+    assert on_cluster.column("score")[0].as_py() == pytest.approx(expected.score, abs=1e-9)
+    with pytest.raises(InputError, match=r"need the metric built with reference_scale=272"):
+        fd.segment_statistics(many, metric="ter", client=client)
+    fixed = TER(reference_scale=272)
+    stats = fd.segment_statistics(many, metric=fixed, client=client)
+    assert fixed.formula.score(stats.sum(axis=0)).score == on_cluster.column("score")[0].as_py()
 
 
 def test_sentence_scores_column_written_to_parquet(client, sample_dataset, tmp_path):

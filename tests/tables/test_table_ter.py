@@ -267,10 +267,11 @@ def seventeen_refs(tmp_path_factory):
 def test_cli_refusals_are_one_line(seventeen_refs, capsys):
     path, refs = seventeen_refs
     flags = [a for r in refs for a in ("--ref-column", r)]
-    status, _, err = _cli(capsys, path, *flags, "-m", "ter")
-    assert status == 2 and err.splitlines() == [
-        "fastbleu: error: row 1: 17 references, but TER takes at most 16 references per "
-        "segment"]
+    # 16 and 17 references (one null): scored, as sacrebleu scores them
+    status, out, err = _cli(capsys, path, *flags, "-m", "ter", "-b")
+    expected = SacreTER().corpus_score(["a b c", "c e"], [["a b", "c d"]] * 16
+                                       + [[None, "c d"]]).score
+    assert status == 0 and out.strip() == f"{expected:.1f}", err
     status, _, err = _cli(capsys, path, "--ref-column", "r0", "--tokenize-column", "tok",
                           "-m", "chrf", "ter")
     assert status == 2 and len(err.splitlines()) == 1
@@ -301,14 +302,20 @@ def test_a_tokenizer_column_beside_bleu_leaves_ter_alone(ter_parquet):
     assert "tok:char" in both.column("bleu_signature")[1].as_py()
 
 
-def test_more_than_16_references_name_the_row(seventeen_refs):
+def test_more_than_16_references(seventeen_refs):
+    """TER takes any number (tests/metrics/ter/test_many_references.py); BLEU averaging
+    reference lengths keeps its limit of 16, naming the row."""
     path, refs = seventeen_refs
-    with pytest.raises(InputError, match=r"^row 1: 17 references, but TER takes at most 16"):
-        fastbleu.score_table(path, refs=refs, metrics=["chrf", "ter"])
+    both = fastbleu.score_table(path, refs=refs, metrics=["chrf", "ter"])
+    expected = SacreTER().corpus_score(["a b c", "c e"], [["a b", "c d"]] * 16
+                                       + [[None, "c d"]])
+    assert both.column("ter_score").to_pylist() == [pytest.approx(expected.score, abs=1e-9)]
     lists = pa.table({"hyp": ["a", "b", "c"], "refs": [["a"], ["b"] * 16, ["c"] * 17]})
-    with pytest.raises(InputError, match=r"^column 'refs', row 2: 17 references, but TER"):
-        fastbleu.score_table(lists, refs="refs", metrics=["ter"], batch_size=2)
-    # BLEU averaging reference lengths has the same limit (it scored 17 wrongly before)
+    scored = fastbleu.score_table(lists, refs="refs", metrics=["ter"], batch_size=2)
+    rows = [["a"], ["b"] * 16, ["c"] * 17]
+    expected = SacreTER().corpus_score(["a", "b", "c"], [
+        [row[r] if r < len(row) else None for row in rows] for r in range(17)])
+    assert scored.column("score").to_pylist() == [pytest.approx(expected.score, abs=1e-9)]
     with pytest.raises(InputError, match=r"row 1: 17 references, but BLEU with "
                                          r"ref_length='average' takes at most 16"):
         fastbleu.score_table(path, refs=refs, ref_length="average")

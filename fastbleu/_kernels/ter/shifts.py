@@ -1,4 +1,4 @@
-"""Token ids -> TER statistics ``[edits, ref_length * AVERAGE_SCALE]``, one row per segment.
+"""Token ids -> TER statistics ``[edits, ref_length * scale]``, one row per segment.
 
 Translation edit rate (Snover et al., 2006) as sacrebleu 2.6's
 ``sacrebleu/metrics/lib_ter.py`` computes it, which follows Tercom: a greedy
@@ -49,7 +49,6 @@ in chunks on the thread pool.
 import numpy as np
 from numba import njit
 
-from ..bleu.counting import AVERAGE_SCALE
 from ..threads import submit_chunks
 from .distance import (_alignment, _band, _bit_distance, _bit_rows, _edit_matrix, _match_masks,
                        _shifted_distance, _unbanded)
@@ -208,12 +207,12 @@ def new_scratch(n: int, m: int):
 
 @njit(cache=True, nogil=True)
 def _statistics_chunk(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, out,
-                      first, last):
-    """``out[i] = [edits, ref_length * AVERAGE_SCALE]`` for segments ``first..last``.
+                      scale, first, last):
+    """``out[i] = [edits, ref_length * scale]`` for segments ``first..last``.
 
     The edits are the fewest of any present reference (count >= 0); the reference
-    length is the mean over them, times ``AVERAGE_SCALE`` (exact for up to 16
-    references).  ``edits`` is -1 where sacrebleu would raise (see
+    length is the mean over them, times ``scale`` (exact where the number of
+    references divides it: the caller checks).  ``edits`` is -1 where sacrebleu would raise (see
     :func:`translation_edits`).  Scratch grows to the largest segment of the chunk.
     """
     # int64, not literals: _scratch is then compiled once (not for Literal[int] first)
@@ -243,18 +242,21 @@ def _statistics_chunk(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, r
             if best == -2 or edits < best:
                 best = edits
         out[i, 0] = best
-        out[i, 1] = total * (AVERAGE_SCALE // max(present, 1))
+        out[i, 1] = total * (scale // max(present, 1))
 
 
-def ter_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, out):
-    """Fill ``out`` (int64, ``(n, 2)``) with TER statistics on the thread pool.
+def ter_statistics(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, out,
+                   scale):
+    """Fill ``out`` (int64, ``(n, 2)``) with TER statistics on the thread pool, the mean
+    reference length times ``scale``.
 
     Hypothesis ``i`` is ``hyp_hashes[hyp_start[i]:hyp_start[i] + hyp_count[i]]``;
     reference ``r`` likewise with ``ref_start[r, i]`` and ``ref_count[r, i]``, a
     count below zero marking a missing reference.  The caller checks that every
-    segment has between 1 and 16 references and that no pair's matrix is too large.
+    segment has at least one reference, that its number of references divides
+    ``scale`` and that no pair's matrix is too large.
     """
     for future in submit_chunks(_statistics_chunk, out.shape[0], hyp_hashes, hyp_start,
                                 hyp_count, ref_hashes, ref_start, ref_count, out,
-                                min_chunk=MIN_CHUNK):
+                                np.int64(scale), min_chunk=MIN_CHUNK):
         future.result()

@@ -4,12 +4,14 @@
 ``TER._compute_score_from_stats`` does (Snover et al., 2006).  A row is
 ``[num_edits, ref_length_scaled]``: sacrebleu's ``[edits, average reference
 length]`` with the average held exactly as an integer, the mean reference
-length times ``AVERAGE_SCALE`` (720720, the least common multiple of 1..16),
-so that rows stay summable integers like every metric's.  The formula
-divides it back: one division, where sacrebleu adds the float averages of
-the segments one by one; the two agree exactly for 1, 2, 4, 8 or 16
-references per segment (the averages are then exact floats) and otherwise
-to within rounding (about 1e-15 relative).
+length times the formula's :attr:`TERFormula.scale`, so that rows stay
+summable integers like every metric's.  The scale is 720720 (the least
+common multiple of 1..16) unless the segments' numbers of references need
+another (:mod:`fastbleu.metrics.ter.scale`: 17 for 17 references).  The
+formula divides it back: one division, where sacrebleu adds the float
+averages of the segments one by one; the two agree exactly for 1, 2, 4, 8
+or 16 references per segment (the averages are then exact floats) and
+otherwise to within rounding (about 1e-15 relative).
 
 The arithmetic is numpy's, operation for operation as sacrebleu's (a
 division, then ``100 *``); no kernel is compiled.
@@ -22,8 +24,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..._kernels.bleu.counting import AVERAGE_SCALE
 from ..formula import Formula, checked_counts
+from .scale import AVERAGE_SCALE, check_scale
 from .score import TERScore
 
 
@@ -33,8 +35,18 @@ class TERFormula(Formula):
 
     ``100 * edits / ref_length``; 100 when the references are empty and the
     hypothesis is not, 0 when both are.  TER has no scoring options (its
-    options are all about tokenization), so every ``TERFormula`` is equal.
+    options are all about tokenization); two formulas differ only by the
+    scale of the rows they score.
+
+    Parameters
+    ----------
+    scale : int
+        The mean reference length of a row is ``row[1] / scale``
+        (:mod:`fastbleu.metrics.ter.scale`); 720720 unless a segment's
+        number of references does not divide it.
     """
+
+    scale: int = AVERAGE_SCALE
 
     name: ClassVar[str] = "TER"
     row_width: ClassVar[int] = 2
@@ -43,10 +55,13 @@ class TERFormula(Formula):
     #: sacrebleu's bootstrap divides float32 sums in numpy, so its TER scores are float32.
     compat_score_dtype: ClassVar[type] = np.float32
 
+    def __post_init__(self):
+        object.__setattr__(self, "scale", check_scale(self.scale, "scale"))
+
     @property
     def statistics_names(self) -> tuple[str, ...]:
         """``("num_edits", "ref_length_scaled")``: the second is the mean reference length
-        times ``AVERAGE_SCALE``."""
+        times :attr:`scale`."""
         return ("num_edits", "ref_length_scaled")
 
     def check_rows(self, stats, what: str = "statistics", ndim: int = 2) -> np.ndarray:
@@ -83,7 +98,7 @@ class TERFormula(Formula):
         if check:
             row = self.check_rows(row, ndim=1)
         edits, scaled = int(row[0]), int(row[1])
-        ref_length = scaled / AVERAGE_SCALE
+        ref_length = scaled / self.scale
         if ref_length > 0:  # sacrebleu's order: int / float, then 100 * that
             score = edits / ref_length
         elif edits > 0:
@@ -97,7 +112,7 @@ class TERFormula(Formula):
         if check:
             rows = self.check_rows(rows)
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.row_width)
-        return self._ter(rows[:, 0].astype(np.float64), rows[:, 1] / AVERAGE_SCALE)
+        return self._ter(rows[:, 0].astype(np.float64), rows[:, 1] / self.scale)
 
     def resampled_scores(self, sums: np.ndarray, n_systems: int, out: np.ndarray,
                          offset: int) -> None:
@@ -113,14 +128,14 @@ class TERFormula(Formula):
             scores = self._ter(pairs[:, :, 0], pairs[:, :, 1])
         else:
             scores = self._ter(pairs[:, :, 0].astype(np.float64),
-                               pairs[:, :, 1] / AVERAGE_SCALE)
+                               pairs[:, :, 1] / self.scale)
         out[:, offset:offset + sums.shape[0]] = scores.T
 
     def float_statistics(self, rows: np.ndarray) -> np.ndarray:
         """The rows as sacrebleu holds them before its float32 bootstrap: the mean reference
         length as a float, not scaled."""
         floats = rows.astype(np.float64)
-        floats[:, 1] = rows[:, 1] / AVERAGE_SCALE
+        floats[:, 1] = rows[:, 1] / self.scale
         return floats
 
     # -- a table of results -----------------------------------------------------------------

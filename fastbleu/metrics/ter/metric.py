@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..._kernels.bleu.counting import MAX_AVERAGED_REFERENCES
 from ..._kernels.ter.shifts import ter_statistics
 from ...errors import SegmentError
-from ...statistics.tokens import BATCH_SIZE, BufferPairs, References, tokenize
+from ...statistics.tokens import (BATCH_SIZE, BufferPairs, References, reference_presence,
+                                  tokenize)
 from ...inputs.text import TextColumn
 from ...tokenizers.tercom import tercom_tokenizer
 from ..base import Metric
-from ...inputs.references import reference_streams
+from ...inputs.references import reference_streams, text_inputs
 from .formula import TERFormula
+from .scale import AVERAGE_SCALE, check_scale, counts_present, scale_fits, scale_for_counts
 from .score import TERSignature
+
+#: Up to this many references per segment every count divides ``AVERAGE_SCALE``.
+_AVERAGED = 16
 
 #: The largest edit-distance matrix of one hypothesis and one reference, in cells
 #: ((words + 1) * (words + 1)): 9 bytes a cell, so about 600 MB.
@@ -49,12 +54,28 @@ class TER(Metric):
     references : list of sequences of str, optional
         Reference streams to tokenize once and keep for every
         ``corpus_score(hyps, None)`` call.
+    reference_scale : int, optional
+        The statistics keep each segment's mean reference length exactly, as
+        an integer times this scale (``ref_length_scaled``), which must be a
+        multiple of every segment's number of references.  By default
+        (``None``) each input gets its own: 720720 (the least common
+        multiple of 1 to 16) where every segment's count divides it, else
+        the least common multiple of the counts present (17 for 17
+        references everywhere); :attr:`formula` then scores the rows of the
+        last input.  A fixed scale makes the rows of every input add up
+        directly; a segment whose count does not divide it is refused.
+        sacrebleu has no such option: it only changes how the statistics
+        are stored, never a score.
+
+    Any number of references per segment is scored, as sacrebleu scores
+    them; only counts whose least common multiple is beyond 2**32 (many
+    different large counts, :mod:`fastbleu.metrics.ter.scale`) are refused.
     """
 
     name = "TER"
     key = "ter"
-    #: The mean reference length is kept exactly as an integer times lcm(1..16).
-    max_references = MAX_AVERAGED_REFERENCES
+    #: Beyond 16 references per segment the scale of the rows depends on the counts present.
+    counted_beyond = _AVERAGED
 
     #: Segments per batch of the pipeline: an edit distance costs some hundred times a
     #: BLEU count, so batches of 1,024 (about 50 ms on one core) keep every thread
@@ -64,7 +85,8 @@ class TER(Metric):
 
     def __init__(self, normalized: bool = False, no_punct: bool = False,
                  asian_support: bool = False, case_sensitive: bool = False,
-                 references: Sequence[Sequence[str]] | None = None):
+                 references: Sequence[Sequence[str]] | None = None, *,
+                 reference_scale: int | None = None):
         self.normalized = bool(normalized)
         self.no_punct = bool(no_punct)
         self.asian_support = bool(asian_support)
@@ -74,7 +96,11 @@ class TER(Metric):
         self._ref_tokenizer = tercom_tokenizer(self.normalized, self.no_punct,
                                                self.asian_support, passes=2)
         self.tokenizer_signature = self._tokenizer.signature
-        self._formula = TERFormula()
+        self.reference_scale = None if reference_scale is None else check_scale(reference_scale)
+        #: Whether this object's scale is fixed (an option, or a copy for one input).
+        self._pinned = self.reference_scale is not None
+        self._formula = TERFormula(self.reference_scale or AVERAGE_SCALE)
+        self._cache_scale = self._formula.scale
         self.num_refs: int | None = None
         self.n_bootstrap = None
         self.seed = None
@@ -82,6 +108,12 @@ class TER(Metric):
         if references is not None:
             streams = reference_streams(references, None)
             self.num_refs = self._check_references(streams)
+            present = reference_presence(streams)
+            if self._pinned:
+                _check_fit(self._formula.scale, present.sum(axis=0), 0)
+            else:
+                self._cache_scale = scale_for_counts(counts_present(present))
+                self._formula = TERFormula(self._cache_scale)
             self._ref_cache = References.cached(streams, self._ref_tokenizer, self._lowercase)
 
     @property
@@ -90,13 +122,69 @@ class TER(Metric):
 
     @property
     def formula(self) -> TERFormula:
-        """The :class:`~fastbleu.metrics.ter_formula.TERFormula` (TER has no scoring options)."""
+        """The :class:`~fastbleu.metrics.ter.formula.TERFormula` of this metric's statistics:
+        its :attr:`reference_scale`, or without one the scale of the last input (of the
+        cached references before any; 720720 without them)."""
         return self._formula
 
     def options(self) -> dict:
         """The constructor arguments that rebuild this metric (its cached references aside)."""
-        return {"normalized": self.normalized, "no_punct": self.no_punct,
-                "asian_support": self.asian_support, "case_sensitive": self.case_sensitive}
+        options = {"normalized": self.normalized, "no_punct": self.no_punct,
+                   "asian_support": self.asian_support, "case_sensitive": self.case_sensitive}
+        if self.reference_scale is not None:
+            options["reference_scale"] = self.reference_scale
+        return options
+
+    # -- the scale of each input -------------------------------------------------------
+
+    def options_for_counts(self, counts) -> dict:
+        """The options that give the rows of segments with these numbers of references one
+        scale: :meth:`options`, with ``reference_scale`` where the counts need another
+        than 720720 (and this metric fixes none).
+
+        Raises
+        ------
+        ValueError
+            If the counts need a scale beyond 2**32
+            (:func:`~fastbleu.metrics.ter.scale.scale_for_counts`).
+        """
+        options = self.options()
+        if self.reference_scale is None:
+            scale = scale_for_counts(counts)
+            if scale != AVERAGE_SCALE:
+                options["reference_scale"] = scale
+        return options
+
+    def _for_input(self, hypotheses, references):
+        """A copy of this metric whose rows are at the scale this input's numbers of
+        references need (this metric itself when its scale is fixed), and the input
+        (converted here when more than 16 reference streams had to be counted)."""
+        if self._pinned:
+            return self, hypotheses, references
+        if references is None:
+            scale = self._cache_scale  # without a cache the pipeline raises its error
+        elif _few_streams(references):
+            scale = AVERAGE_SCALE
+        else:
+            hypotheses, references, _ = text_inputs(hypotheses, references,
+                                                    self._check_references)
+            scale = scale_for_counts(counts_present(reference_presence(references)))
+        pinned = copy.copy(self)
+        pinned._pinned = True
+        if pinned._formula.scale != scale:
+            pinned._formula = TERFormula(scale)
+        return pinned, hypotheses, references
+
+    def _adopt(self, metric: Metric) -> None:
+        super()._adopt(metric)
+        self._formula = metric.formula
+
+    def accumulator(self):
+        """A new, empty :class:`~fastbleu.metrics.ter.accumulator.TERAccumulator`: sums of
+        inputs whose scales differ are added exactly at their common scale."""
+        from .accumulator import TERAccumulator
+
+        return TERAccumulator(self)
 
     # -- statistics --------------------------------------------------------------------
 
@@ -115,9 +203,12 @@ class TER(Metric):
                                                       self._ref_tokenizer, self._lowercase,
                                                       ref_buffer)
                 _check_matrices(hyp.count, batch_refs.count, first)
+                scale = self._formula.scale
+                if scale != AVERAGE_SCALE or batch_refs.count.shape[0] > _AVERAGED:
+                    _check_fit(scale, (batch_refs.count >= 0).sum(axis=0), first)
                 rows = np.empty((last - first, 2), dtype=np.int64)
                 ter_statistics(hyp.hashes, hyp.start, hyp.count, batch_refs.hashes,
-                               batch_refs.start, batch_refs.count, rows)
+                               batch_refs.start, batch_refs.count, rows, scale)
                 if rows.size and rows[:, 0].min() < 0:  # pragma: no cover - sacrebleu raises too
                     i = first + int(np.flatnonzero(rows[:, 0] < 0)[0])
                     raise RuntimeError(f"segment {i}: the edit-distance trace left the band "
@@ -151,6 +242,28 @@ class TER(Metric):
         ``tokenizer_signature`` is BLEU's and ignored."""
         return TERSignature(num_refs, self.case_sensitive, self.normalized, self.no_punct,
                             self.asian_support, self.n_bootstrap, self.seed)
+
+def _few_streams(references) -> bool:
+    """Whether there are at most 16 reference streams (every count of references then
+    divides 720720); True for what is not a list of streams (the pipeline refuses it)."""
+    try:
+        return len(references) <= _AVERAGED
+    except TypeError:
+        return True
+
+
+def _check_fit(scale: int, per_segment: np.ndarray, first: int) -> None:
+    """Refuse a segment whose number of references does not divide ``scale``."""
+    bad = scale_fits(scale, per_segment)
+    if bad.size:
+        i = int(bad[0])
+        count = int(per_segment[i])
+        raise SegmentError(first + i, f"{count} references, which do not divide the scale "
+                           f"{scale:,} of TER's statistics (the mean reference length is kept "
+                           f"as an integer times it): give reference_scale a multiple of "
+                           f"every segment's number of references, or None to have one "
+                           f"chosen")
+
 
 def _check_matrices(hyp_count: np.ndarray, ref_count: np.ndarray, first: int) -> None:
     """Refuse a pair whose edit-distance matrix would not fit (sacrebleu's would not either)."""
