@@ -131,7 +131,9 @@ def measure(cases, runs: int, no_aot: bool) -> list[dict]:
             fast = [sys.executable, "-m", "fastbleu", *ours, "-b", "-q"]
             cold = _run(fast, env)
             warm = [_run(fast, env) for _ in range(runs)]
-            row = {"case": case, "command": " ".join(["fastbleu", *ours, "-b"]),
+            shown = [a.replace(str(ROOT) + os.sep, "").replace(folder + os.sep, "")
+                     for a in ours]  # no machine paths in the results
+            row = {"case": case, "command": " ".join(["fastbleu", *shown, "-b"]),
                    "cold": _median([cold]), "warm": _median(warm)}
             row["cold_over_warm"] = round(cold[0] / row["warm"]["wall_s"], 2)
             row["cold_over_warm_cpu"] = round(cold[1] / row["warm"]["cpu_s"], 2)
