@@ -304,7 +304,7 @@ def test_readme_quick_start_is_the_two_commands():
     assert _quick_start_commands() == [
         "python3 -m pip install . && fastbleu data/sample.ref-A.en data/sample.ref-B.en "
         "-i data/sample.sys-A.en",
-        "python3 -m pip install -e '.[test]' && python3 -m pytest -q -m \"not slow\"",
+        "python3 -m pip install -e '.[test]' && python3 -m pytest -q -m \"not slow\" -n auto",
     ]
 
 
