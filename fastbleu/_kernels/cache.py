@@ -59,10 +59,10 @@ from numba.core import caching, config
 
 from . import seed
 from .cache_files import (MAX_FILE_BYTES, NO_CACHE, CacheFileError, GuardedCacheFiles,
-                          guarded, read_regular_file, warn_once)
+                          guarded, read_regular_file, warn_once, write_whole)
 
 __all__ = ["MAX_FILE_BYTES", "NO_CACHE", "CacheFileError", "GuardedCacheFiles",
-           "read_regular_file", "trust_problem", "cache_dir", "candidate_dirs",
+           "read_regular_file", "write_whole", "trust_problem", "cache_dir", "candidate_dirs",
            "source_digest", "numba_cache_dir_folder", "FastbleuCacheLocator", "register"]
 
 #: The fastbleu package folder; functions defined under it use this module's locator.

@@ -232,17 +232,25 @@ class GuardedCacheFiles(_NumbaFiles):
         self._write(self._data_path(name), self._dump(data))
 
     def _write(self, path: str, payload: bytes) -> None:
-        temporary = f"{path}.tmp.{uuid.uuid4().hex[:16]}"
-        flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                 | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
-        handle = os.open(temporary, flags, 0o600)
+        write_whole(path, _framed(payload))
+
+
+def write_whole(path: Path | str, data: bytes, mode: int = 0o600) -> None:
+    """Write ``data`` to ``path`` whole: a new temporary file of ``mode`` beside it (never
+    following a link), renamed into place, so that a reader sees the old file or the new
+    one, never a part."""
+    temporary = f"{path}.tmp.{uuid.uuid4().hex[:16]}"
+    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
+    handle = os.open(temporary, flags, mode)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, mode)  # whatever the umask took away
+        os.replace(temporary, path)
+    except BaseException:
         try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(_framed(payload))
-            os.replace(temporary, path)
-        except BaseException:
-            try:
-                os.unlink(temporary)
-            except OSError:
-                pass
-            raise
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise

@@ -33,13 +33,12 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import uuid
 from pathlib import Path
 
 import numba
 import numpy as np
 
-from .cache_files import CacheFileError, read_regular_file
+from .cache_files import CacheFileError, read_regular_file, write_whole
 
 #: The folder of the seed inside the installed package.
 SEED_DIR = Path(__file__).resolve().parent.parent / "_native" / "kernel_cache"
@@ -71,27 +70,6 @@ def seed_folder(source_dir: Path, package_dir: Path, digest: str,
     return root / seed_name(digest) / folder_key(source_dir, package_dir)
 
 
-def copy_file(source: Path | str, target: Path | str, data: bytes | None = None) -> None:
-    """Write ``data`` (or ``source``'s bytes) to ``target`` whole: a temporary file of mode
-    0600 renamed into place, never following a link."""
-    if data is None:
-        data = Path(source).read_bytes()
-    temporary = f"{target}.tmp.{uuid.uuid4().hex[:16]}"
-    flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-             | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
-    handle = os.open(temporary, flags, 0o600)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-        os.replace(temporary, target)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-
-
 def fill(folder: Path, seed: Path) -> int:
     """Copy into ``folder`` (a cache folder already chosen and checked) each regular seed
     file of ``seed`` (a seed folder the caller found trusted) that it lacks; the number
@@ -113,7 +91,7 @@ def fill(folder: Path, seed: Path) -> int:
             data = read_regular_file(entry.path)
             if data is None:
                 continue
-            copy_file(entry.path, folder / name, data)
+            write_whole(folder / name, data)
         except (OSError, CacheFileError):  # not a regular file of ours, or a full disk:
             continue  # that kernel is compiled, as without a seed
         copied += 1

@@ -349,8 +349,9 @@ def test_no_usable_folder_at_all_compiles_in_memory(tmp_path, command):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
     site = tmp_path / "site-packages"
+    # Without the install's seed (its files are the package's, not a cache written there).
     shutil.copytree(ROOT / "fastbleu", site / "fastbleu",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+                    ignore=shutil.ignore_patterns("__pycache__", "kernel_cache"))
     env_home = tmp_path / "home"
     env_home.mkdir()
     done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT,

@@ -48,9 +48,7 @@ behaviour, and a test compares it with sacrebleu over all code points.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
@@ -140,19 +138,7 @@ def _write_table(path: Path, regex_version: str, roles: np.ndarray) -> None:
     table = roles.tobytes()
     content = (_TABLE_MAGIC + f"regex {regex_version}\nsha256 ".encode()
                + _digest(regex_version, table).encode() + b"\n" + table)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                                         suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(content)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+    cache.write_whole(path, content, mode=0o644)
 
 
 @lru_cache(maxsize=1)
