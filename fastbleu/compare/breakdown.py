@@ -42,7 +42,8 @@ def rank_segments(corpus, stats: np.ndarray, signatures: list, n_samples: int, s
                   alpha: float) -> list[MetricRanking]:
     """Every metric's ranking of the systems on the segments of ``stats``."""
     totals = stats.sum(axis=0, dtype=np.int64)
-    resampled = bootstrap_scores(stats, corpus.layout, n_samples, seed)
+    resampled = bootstrap_scores(stats, corpus.layout, n_samples, seed,
+                                 corpus.shared_columns())
     return [rank(formula.name, signature, real, scores, alpha) for formula, signature, real,
             scores in zip(corpus.layout.formulas, signatures, totals_scores(corpus, totals),
                           resampled)]

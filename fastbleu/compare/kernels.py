@@ -26,7 +26,7 @@ BLOCK = 512
 def count_draws(idx, counts, first, last):
     """``counts[r, j]`` = how often segment ``j`` occurs in ``idx[r]``, for rows
     ``first <= r < last`` (zeroed here).  Returns the largest count, or -1 if one passed
-    65,535 (uint16 wrapped: the caller counts that resample again in int64)."""
+    its type's largest value (it wrapped: the caller counts that resample again in int64)."""
     largest = 0
     for r in range(first, last):
         row = counts[r]
