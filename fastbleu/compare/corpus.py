@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError, SegmentError
-from .resampled import Layout, narrowest, shared_columns
+from .resampled import Layout, narrowest
 
 #: The metrics a report takes (NIST's weights need a pass of their own over the corpus).
 REPORT_METRICS = ("bleu", "chrf", "ter")
@@ -61,18 +61,20 @@ class Corpus:
     group_values: list = field(default_factory=list)
     group: np.ndarray | None = None
     fetch: object = None
-    _shared: np.ndarray | None = field(default=None, repr=False, compare=False)
+    _plan: object = field(default=None, repr=False, compare=False)
 
     @property
     def n_segments(self) -> int:
         return self.stats.shape[0]
 
-    def shared_columns(self) -> np.ndarray:
-        """:func:`~fastbleu.compare.resampled.shared_columns` of :attr:`stats`, found once
-        (it holds for every subset of the segments too)."""
-        if self._shared is None:
-            self._shared = shared_columns(self.stats, self.layout)
-        return self._shared
+    def column_plan(self):
+        """:func:`~fastbleu.compare.columns.plan_columns` of :attr:`stats`, made once
+        (:meth:`~fastbleu.compare.columns.ColumnPlan.subset` gives a group's)."""
+        if self._plan is None:
+            from .columns import plan_columns
+
+            self._plan = plan_columns(self.stats, self.layout)
+        return self._plan
 
     def system_rows(self, metric: int, system: int, first: int = 0, last: int | None = None
                     ) -> np.ndarray:

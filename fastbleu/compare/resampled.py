@@ -98,39 +98,8 @@ def narrowest(values_max: int) -> type:
     raise ValueError(f"a statistic of {values_max} does not fit int64")
 
 
-def shared_columns(stats: np.ndarray, layout: Layout) -> np.ndarray:
-    """int64 ``(layout.width,)``: for each column, the column of the first system that holds
-    the same statistic with the same value in every row (the column itself if none).
-
-    With one reference per segment, the reference side of a row is every system's:
-    BLEU's reference length, chrF's reference n-grams of each order.  Their sums are
-    summed once, not once per system (a fifth of the columns of BLEU and chrF).  A
-    subset of the rows keeps the same equal columns.
-    """
-    width = stats.shape[1]
-    source = np.arange(width, dtype=np.int64)
-    if layout.n_systems < 2 or stats.shape[0] == 0:
-        return source
-    mine, first = [], []
-    for m, formula in enumerate(layout.formulas):
-        base = layout.columns(m, 0).start
-        for s in range(1, layout.n_systems):
-            start = layout.columns(m, s).start
-            mine.extend(range(start, start + formula.row_width))
-            first.extend(range(base, base + formula.row_width))
-    mine, first = np.array(mine), np.array(first)
-    for block in range(0, stats.shape[0], 1 << 15):
-        rows = stats[block:block + (1 << 15)]
-        equal = (rows[:, mine] == rows[:, first]).all(axis=0)
-        mine, first = mine[equal], first[equal]
-        if not mine.size:
-            break
-    source[mine] = first
-    return source
-
-
 def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
-                     seed: int | None, source: np.ndarray | None = None) -> list[np.ndarray]:
+                     seed: int | None, plan=None) -> list[np.ndarray]:
     """The score of every system under every metric on each of ``n_samples`` resamples.
 
     Parameters
@@ -144,9 +113,9 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
         Resamples (checked by the caller).
     seed : int or None
         ``numpy.random.default_rng``'s seed (None: fresh entropy).
-    source : numpy.ndarray, optional
-        :func:`shared_columns` of ``stats`` (or of rows it is a subset of): the sums of
-        equal columns are computed once.  Computed here when not given.
+    plan : ColumnPlan, optional
+        :func:`~fastbleu.compare.columns.plan_columns` of ``stats``: the products sum
+        only its kept columns (made here when not given).
 
     Returns
     -------
@@ -154,14 +123,13 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
         Per metric, float64 ``(n_systems, n_samples)``.
     """
     from .._kernels.threads import chunk_bounds, pool_size, submit
+    from .columns import plan_columns
     from .kernels import BLOCK, count_draws, resample_sums
 
     rng = np.random.default_rng(seed)
     n, width = stats.shape
-    if source is None:
-        source = shared_columns(stats, layout)
-    keep = np.flatnonzero(source == np.arange(width))  # the columns summed
-    where = np.searchsorted(keep, source)  # each column's place among them
+    if plan is None:
+        plan = plan_columns(stats, layout)
     # every column's sum over segments i..j is at most the sum of those rows' largest values
     cumulative = np.concatenate([[0], np.cumsum(stats.max(axis=1), dtype=np.int64)])
     outs = [np.empty((layout.n_systems, n_samples), dtype=np.float64) for _ in layout.formulas]
@@ -183,23 +151,23 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
         blocks = None if stats.dtype == np.int64 else float_blocks(cumulative, largest_count)
         if blocks is not None:  # BLAS, exactly: every partial sum is an integer below 2**24
             cuts = _split(len(blocks) - 1, pieces)
-            futures = [submit(float_sums, stats, counts, rows, blocks[a:b + 1], keep)
+            futures = [submit(float_sums, stats, counts, rows, blocks[a:b + 1], plan.keep)
                        for a, b in zip(cuts, cuts[1:])]
-            return futures, None, exact
+            return futures, None, exact, counts
         partial = np.zeros((len(segment_bounds) - 1, rows, width), dtype=np.int64)
         futures = [submit(resample_sums, stats, counts, rows, partial[k], segment_bounds[k],
                           segment_bounds[k + 1])
                    for k in range(len(segment_bounds) - 1)]
-        return futures, partial, exact
+        return futures, partial, exact, counts
 
     def finish(pending, offset):
-        futures, partial, exact = pending
+        futures, partial, exact, counts = pending
         found = [future.result() for future in futures]
         if partial is None:
             sums = found[0]
             for more in found[1:]:
                 sums += more
-            sums = sums[:, where]
+            sums = plan.sums(sums, counts, n)
         else:
             sums = partial.sum(axis=0)
         for row, values in exact.items():
@@ -277,19 +245,20 @@ def float_blocks(cumulative: np.ndarray, largest_count: int) -> list[int] | None
 
 
 def float_sums(stats: np.ndarray, counts: np.ndarray, rows: int, blocks: list[int],
-               columns: np.ndarray | None = None) -> np.ndarray:
-    """int64 ``counts[:rows] @ stats[:, columns]`` (all columns without ``columns``) over the
-    segments of ``blocks`` (:func:`float_blocks`, or a run of them), by float32 matrix
+               columns: np.ndarray) -> np.ndarray:
+    """int64 ``counts[:rows] @ stats[:, columns]`` over the segments of ``blocks`` (:func:`float_blocks`, or a run of them), by float32 matrix
     products block by block: the products and every partial sum are integers below 2**24,
     which float32 holds exactly in any order of addition, so the result is exact."""
-    width = stats.shape[1] if columns is None else columns.size
+    from .kernels import float_columns
+
+    width = columns.size
     out = np.zeros((rows, width), dtype=np.int64)
     longest = max(end - start for start, end in zip(blocks, blocks[1:]))
     values = np.empty((longest, width), dtype=np.float32)
     weights = np.empty((rows, longest), dtype=np.float32)
     for start, end in zip(blocks, blocks[1:]):
         size = end - start
-        values[:size] = stats[start:end] if columns is None else stats[start:end, columns]
+        float_columns(stats, start, end, columns, values)
         weights[:, :size] = counts[:rows, start:end]
         out += (weights[:, :size] @ values[:size]).astype(np.int64)
     return out
