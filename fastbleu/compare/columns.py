@@ -27,7 +27,7 @@ import numpy as np
 #: Segments of the sample on which candidate columns are tried first.
 _SAMPLE = 4096
 #: Share of the sample a candidate must fit (column = base - offset) to be checked on all.
-_FIT = 0.98
+_FIT = 0.95
 #: A column is derived only when at most one segment in this many is an exception.
 _MAX_EXCEPTIONS = 32
 #: float64 adds integers exactly below 2**53: a column's exceptions, times the largest count
