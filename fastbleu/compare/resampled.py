@@ -149,7 +149,7 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
     draws_rows = max(1, min(batch, _INDEX_BUDGET // n))
     buffers = [np.empty((batch, n), dtype=COUNT_TYPE) for _ in range(2)]
     segment_bounds = chunk_bounds(n, max(BLOCK, (1 << 16) // max(1, batch * width)))
-    blas = _one_blas_thread()
+    blas = _blas_controller()
     pieces = pool_size() if blas is not None else 1  # products side by side, one thread each
 
     def score(sums: np.ndarray, offset: int) -> None:
@@ -186,7 +186,9 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
             sums[row] = values
         score(sums, offset)
 
-    with blas if blas is not None else contextlib.nullcontext():
+    # the limit is set here (threadpoolctl sets it when made) and undone on leaving
+    with blas.limit(limits=1, user_api="blas") if blas is not None else \
+            contextlib.nullcontext():
         pending, pending_offset, current = None, 0, 0
         for offset in range(0, n_samples, batch):
             rows = min(batch, n_samples - offset)
@@ -221,22 +223,22 @@ def _split(n: int, pieces: int) -> list[int]:
 _CONTROLLER = []
 
 
-def _one_blas_thread():
-    """A context in which BLAS runs on one thread (threadpoolctl's), or None without
-    threadpoolctl.
+def _blas_controller():
+    """threadpoolctl's controller of this process's thread pools (made once), or None
+    without threadpoolctl.
 
-    The products run on the pool's threads, several side by side; a BLAS that also
-    started threads of its own for each would have more threads than cores, and
-    OpenBLAS's threads spin while they wait: on a busy machine that costs several times
-    the work.  Without threadpoolctl the products run one at a time, with BLAS's
-    threads."""
+    The bootstrap's products run on the pool's threads, several side by side, each
+    on one BLAS thread: a BLAS that also started threads of its own for each would
+    have more threads than cores, and OpenBLAS's threads spin while they wait, which
+    on a busy machine costs several times the work.  Without threadpoolctl the
+    products run one at a time, with BLAS's threads."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:
         return None
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
-    return _CONTROLLER[0].limit(limits=1, user_api="blas")
+    return _CONTROLLER[0]
 
 
 def float_blocks(cumulative: np.ndarray, largest_count: int) -> list[int] | None:

@@ -134,5 +134,20 @@ def test_without_threadpoolctl_the_products_run_one_at_a_time_with_the_same_sums
                                                 axis=1).astype(np.uint16))
     layout = Layout([metric.formula], 2)
     found = bootstrap_scores(stats, layout, 200, 3)
-    monkeypatch.setattr(resampled, "_one_blas_thread", lambda: None)
+    monkeypatch.setattr(resampled, "_blas_controller", lambda: None)
     assert np.array_equal(bootstrap_scores(stats, layout, 200, 3)[0], found[0])
+
+
+def test_the_blas_threads_are_given_back_after_the_bootstrap(tools):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+
+    def blas_threads():
+        return [pool["num_threads"] for pool in threadpoolctl.threadpool_info()
+                if pool["user_api"] == "blas"]
+
+    before = blas_threads()
+    metric = fastbleu.BLEU(references=[tools.lines(tools.SAMPLE["ref-A"])])
+    stats = np.ascontiguousarray(metric.segment_statistics(
+        tools.lines(tools.SAMPLE["sys-A"])).astype(np.uint16))
+    bootstrap_scores(stats, Layout([metric.formula], 1), 50, 1)
+    assert blas_threads() == before
