@@ -119,9 +119,11 @@ found = api.compare(corpus, n_samples={resamples})
 computed = clock()
 write_outputs(found, {html!r}, {md!r}, [{table!r}])
 done = clock()
-print(json.dumps({{"statistics": loaded[0] - start[0], **found.timings,
+wall = {{k: v for k, v in found.timings.items() if not k.endswith("_cpu")}}
+cpu = {{k[:-4]: v for k, v in found.timings.items() if k.endswith("_cpu")}}
+print(json.dumps({{"statistics": loaded[0] - start[0], **wall,
                   "render_and_write": done[0] - computed[0],
-                  "cpu": {{"statistics": loaded[1] - start[1], "compare": computed[1] - loaded[1],
+                  "cpu": {{"statistics": loaded[1] - start[1], **cpu,
                           "render_and_write": done[1] - computed[1]}},
                   "segments": corpus.n_segments, "systems": len(found.systems)}}))
 """
@@ -166,12 +168,14 @@ def large(args, work: Path) -> dict:
     run_child(code)  # warm-up: numba's cache, as after any first run
     code = CHILD.format(root=str(ROOT), table=str(table), resamples=args.resamples,
                         html=html, md=md)
+    load_before = os.getloadavg()[0]
     stages, wall, cpu, peak = run_child(code)
     cpu_stages = stages.pop("cpu")
     return {"rows": args.rows, "systems": args.systems, "domains": args.domains,
             "resamples": args.resamples, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
             "peak_mib": round(peak), "html_bytes": os.path.getsize(html),
             "load_average": round(os.getloadavg()[0], 1),
+            "load_average_before": round(load_before, 1),
             "stages_wall_s": {k: round(v, 2) for k, v in stages.items()
                               if k not in ("segments", "systems")},
             "stages_cpu_s": {k: round(v, 2) for k, v in cpu_stages.items()}}

@@ -39,10 +39,13 @@ def totals_scores(corpus, totals: np.ndarray) -> list[np.ndarray]:
 
 
 def rank_segments(corpus, stats: np.ndarray, signatures: list, n_samples: int, seed,
-                  alpha: float) -> list[MetricRanking]:
-    """Every metric's ranking of the systems on the segments of ``stats``."""
+                  alpha: float, segments=None) -> list[MetricRanking]:
+    """Every metric's ranking of the systems on the segments of ``stats`` (``segments``:
+    which of the corpus's, increasing; None: all)."""
     totals = stats.sum(axis=0, dtype=np.int64)
-    resampled = bootstrap_scores(stats, corpus.layout, n_samples, seed)
+    plan = corpus.column_plan()
+    resampled = bootstrap_scores(stats, corpus.layout, n_samples, seed,
+                                 plan if segments is None else plan.subset(segments))
     return [rank(formula.name, signature, real, scores, alpha) for formula, signature, real,
             scores in zip(corpus.layout.formulas, signatures, totals_scores(corpus, totals),
                           resampled)]
@@ -86,7 +89,8 @@ def group_rankings(corpus, signatures, n_samples, seed, alpha,
     for g in range(len(corpus.group_values)):
         segments = order[bounds[g]:bounds[g + 1]]  # in corpus order: the baseline's rows
         stats = np.ascontiguousarray(corpus.stats[segments])
-        rankings.append(rank_segments(corpus, stats, signatures, n_samples, seed, alpha))
+        rankings.append(rank_segments(corpus, stats, signatures, n_samples, seed, alpha,
+                                      segments))
     return GroupRankings(list(corpus.group_keys), list(corpus.group_values), sizes, rankings)
 
 

@@ -61,10 +61,20 @@ class Corpus:
     group_values: list = field(default_factory=list)
     group: np.ndarray | None = None
     fetch: object = None
+    _plan: object = field(default=None, repr=False, compare=False)
 
     @property
     def n_segments(self) -> int:
         return self.stats.shape[0]
+
+    def column_plan(self):
+        """:func:`~fastbleu.compare.columns.plan_columns` of :attr:`stats`, made once
+        (:meth:`~fastbleu.compare.columns.ColumnPlan.subset` gives a group's)."""
+        if self._plan is None:
+            from .columns import plan_columns
+
+            self._plan = plan_columns(self.stats, self.layout)
+        return self._plan
 
     def system_rows(self, metric: int, system: int, first: int = 0, last: int | None = None
                     ) -> np.ndarray:

@@ -26,7 +26,7 @@ BLOCK = 512
 def count_draws(idx, counts, first, last):
     """``counts[r, j]`` = how often segment ``j`` occurs in ``idx[r]``, for rows
     ``first <= r < last`` (zeroed here).  Returns the largest count, or -1 if one passed
-    65,535 (uint16 wrapped: the caller counts that resample again in int64)."""
+    its type's largest value (it wrapped: the caller counts that resample again in int64)."""
     largest = 0
     for r in range(first, last):
         row = counts[r]
@@ -81,3 +81,15 @@ def code_sums(stats, codes, n_codes, first, last):
         for col in range(stats.shape[1]):
             target[col] += row[col]
     return out
+
+
+@njit(cache=True, nogil=True)
+def float_columns(stats, first, last, columns, out):
+    """``out[i - first, k] = stats[i, columns[k]]`` as float32 for ``first <= i < last`` (the
+    values of one block of a float32 product: numpy's ``stats[first:last, columns]`` makes
+    a copy first, several times slower)."""
+    for i in range(first, last):
+        row = stats[i]
+        target = out[i - first]
+        for k in range(columns.shape[0]):
+            target[k] = np.float32(row[columns[k]])

@@ -84,7 +84,8 @@ class Report:
         One per metric, ``pair[0]`` minus ``pair[1]``.
     examples : list of dict
     timings : dict
-        Seconds per stage.
+        Seconds per stage: wall (``bootstrap``, ``groups``, ``breakdowns``) and CPU of
+        all threads (``bootstrap_cpu`` ...).
     files : list of str
         The files :func:`fastbleu.compare.report` wrote (the page, then the summary).
     """

@@ -178,10 +178,12 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
         """Put a batch's statistics where its rows' systems and segments are."""
         here = position[sys_codes[done:done + batch.num_rows]]
         segs = dest[done:done + batch.num_rows]
-        for s in np.unique(here):
-            mask = here == s
+        systems = np.unique(here)
+        for s in systems:
+            mask = None if systems.size == 1 else here == s  # a batch of one system: no copy
+            rows, where = (stats, segs) if mask is None else (stats[mask], segs[mask])
             for m, columns_of in enumerate(metric_set.slices):
-                array.put(m, int(s), segs[mask], stats[mask][:, columns_of])
+                array.put(m, int(s), where, rows[:, columns_of])
         first = here == 0
         if first.any():
             ref_words[segs[first]] = word_counts(batch.column(job.refs[0]).filter(
