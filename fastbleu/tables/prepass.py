@@ -6,7 +6,7 @@ partition on a cluster) would give every batch the weights of its own
 references.  When NIST is among a job's metrics, the table is read once
 more first, its reference columns and group columns only, and every
 *weight group* gets the counts of all its references
-(:class:`~fastbleu.metrics.nist_weights.NISTCounts`, summable, so Dask
+(:class:`~fastbleu.metrics.nist.weights.NISTCounts`, summable, so Dask
 partitions merge them in a tree); the scoring pass then gives every row the
 fixed weights of its group (:class:`WeightedMetricSet`).  BLEU, chrF and TER
 jobs never come here.

@@ -1,0 +1,294 @@
+"""NIST's per-segment statistics: information-weighted matches against fixed counts.
+
+Token hashes are in the layout of :mod:`fastbleu._kernels.bleu.counting`
+(segment ``i``'s hypothesis is ``hyp_hashes[hyp_start[i]:][:hyp_count[i]]``,
+reference ``r`` likewise with ``ref_start[r, i]``/``ref_count[r, i]``, a
+negative count marking a missing reference).  The corpus's reference
+n-gram counts are a table of :mod:`fastbleu._kernels.nist.counts`.
+
+Per segment, the hypothesis's n-grams go into a small table of their own
+(in cache), each with its count and its prefix; every reference is counted
+against it; and only an n-gram that a reference matches is looked up in
+the corpus's counts, once per segment, for its information weight
+(Doddington, 2002)::
+
+    Info(w1..wk) = log2(count(w1..wk-1) / count(w1..wk))
+
+the count of the empty prefix being the number of reference words.
+
+Float arithmetic follows the reference implementations operation by
+operation, because NLTK's numbers are reproduced bit for bit:
+
+* NLTK's weight is ``math.log(prefix / count, 2)``, which CPython computes as
+  ``log(prefix / count) / log(2.0)``; mteval-v13a's is
+  ``-log(count / prefix) / log(2)`` (Perl's unary minus binds first), a
+  bigram whose first word is ``0`` weighed against all words (Perl reads
+  the prefix ``"0"`` as false);
+* NLTK's numerator of a (segment, reference, order) is Python's
+  ``sum(weight * count ...)`` over the clipped n-grams in order of first
+  appearance in the hypothesis; ``sum`` of floats adds left to right up to
+  Python 3.11 and uses Neumaier's compensated summation from 3.12 on
+  (``compensated``), both reproduced here.
+
+An n-gram whose prefix occurs once in the corpus occurs once itself and
+weighs ``log2(1 / 1) = 0``: adding it changes no sum (``x + 0.0 == x``, and
+Neumaier's term stays 0), as NLTK's own sum of that zero does not.
+"""
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..text.hashing import extend_key, table_slot
+from ..threads import for_chunks
+from ..bleu.counting import AVERAGE_SCALE
+from .counts import ORDER_MIX, lookup, ngram_total
+
+_UNKNOWN = -1
+
+
+@njit(cache=True, nogil=True)
+def _local(slot_stamp, slot_id, ids_key, ids_order, shift, key, order, stamp):
+    """The slot of hypothesis n-gram ``(key, order)`` in the segment's table, or of the free
+    row where it belongs (``slot_stamp[slot] != stamp``)."""
+    mask = slot_stamp.size - 1
+    i = table_slot(key ^ (np.uint64(order + 1) * ORDER_MIX), shift)
+    while slot_stamp[i] == stamp:
+        j = slot_id[i]
+        if ids_key[j] == key and ids_order[j] == order:
+            return i
+        i = (i + 1) & mask
+    return i
+
+
+@njit(cache=True, nogil=True)
+def _corpus_count(table, shift, ids_key, ids_order, ids_count, j):
+    """The corpus count of hypothesis n-gram ``j`` (looked up once, then kept)."""
+    if ids_count[j] == _UNKNOWN:
+        ids_count[j] = lookup(table, shift, ids_key[j], ids_order[j])
+    return ids_count[j]
+
+
+@njit(cache=True, nogil=True)
+def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, table,
+                   shift, words, zero_hash, max_order, mteval, compensated, num, den, ref_len,
+                   first, last):
+    n_refs = ref_count.shape[0]
+    log2 = math.log(2.0)
+    # per distinct hypothesis n-gram of the segment (its id), grown for a longer segment
+    cap = 0
+    ids_key = np.zeros(0, dtype=np.uint64)
+    ids_order = np.zeros(0, dtype=np.int64)
+    ids_hyp = np.zeros(0, dtype=np.int64)  # count in the hypothesis
+    ids_ref = np.zeros(0, dtype=np.int64)  # count in the current reference
+    ids_max = np.zeros(0, dtype=np.int64)  # mteval: the most in any reference
+    ids_prefix = np.zeros(0, dtype=np.int64)  # the prefix's id; -1: all words
+    ids_count = np.zeros(0, dtype=np.int64)  # the corpus count (_UNKNOWN: not looked up)
+    ids_weight = np.zeros(0, dtype=np.float64)
+    ids_weighed = np.zeros(0, dtype=np.bool_)
+    by_order = np.zeros(0, dtype=np.int64)  # ids of each order, in order of first appearance
+    slot_stamp = np.zeros(0, dtype=np.int64)
+    slot_id = np.zeros(0, dtype=np.int64)
+    bits = 0
+    stamp = 0
+    order_base = np.zeros(max_order + 1, dtype=np.int64)
+    n_distinct = np.zeros(max_order, dtype=np.int64)
+    best_prec = np.zeros(max_order)
+    best_num = np.zeros(max_order)
+    best_len = np.zeros(max_order, dtype=np.int64)
+    for i in range(first, last):
+        m0 = max(hyp_count[i], 0)
+        s = hyp_start[i]
+        total_ngrams = ngram_total(m0, max_order)
+        if total_ngrams > cap:
+            cap = max(total_ngrams, 2 * cap, 64)
+            ids_key = np.zeros(cap, dtype=np.uint64)
+            ids_order = np.zeros(cap, dtype=np.int64)
+            ids_hyp = np.zeros(cap, dtype=np.int64)
+            ids_ref = np.zeros(cap, dtype=np.int64)
+            ids_max = np.zeros(cap, dtype=np.int64)
+            ids_prefix = np.zeros(cap, dtype=np.int64)
+            ids_count = np.zeros(cap, dtype=np.int64)
+            ids_weight = np.zeros(cap, dtype=np.float64)
+            ids_weighed = np.zeros(cap, dtype=np.bool_)
+            by_order = np.zeros(cap, dtype=np.int64)
+            bits = 7
+            while (1 << bits) < 2 * cap:
+                bits += 1
+            slot_stamp = np.zeros(1 << bits, dtype=np.int64)
+            slot_id = np.zeros(1 << bits, dtype=np.int64)
+            stamp = 0
+        stamp += 1
+        local_shift = np.uint64(64 - bits)
+        for k in range(max_order):
+            den[i, k] = max(m0 - k, 0)
+            order_base[k + 1] = order_base[k] + max(m0 - k, 0)
+            n_distinct[k] = 0
+        # the hypothesis's n-grams: counts, prefixes, order of first appearance
+        n_ids = 0
+        for p in range(m0):
+            key = np.uint64(0)
+            prefix = -1
+            for k in range(min(max_order, m0 - p)):
+                key = extend_key(key, hyp_hashes[s + p + k])
+                at = _local(slot_stamp, slot_id, ids_key, ids_order, local_shift, key, k, stamp)
+                if slot_stamp[at] == stamp:
+                    j = slot_id[at]
+                    ids_hyp[j] += 1
+                else:
+                    j = n_ids
+                    n_ids += 1
+                    slot_stamp[at] = stamp
+                    slot_id[at] = j
+                    ids_key[j] = key
+                    ids_order[j] = k
+                    ids_hyp[j] = 1
+                    ids_ref[j] = 0
+                    ids_max[j] = 0
+                    # mteval weighs "0 w" against all words, whatever "0"'s count
+                    zero = mteval and k == 1 and zero_hash != np.uint64(0) and \
+                        hyp_hashes[s + p] == zero_hash
+                    ids_prefix[j] = -1 if zero else prefix
+                    ids_count[j] = _UNKNOWN
+                    ids_weighed[j] = False
+                    by_order[order_base[k] + n_distinct[k]] = j
+                    n_distinct[k] += 1
+                prefix = j
+        # NLTK: the best reference of each order; mteval: counts clipped by the maximum
+        for k in range(max_order):
+            best_prec[k] = -1.0
+            best_num[k] = 0.0
+            best_len[k] = 0
+        length_sum = 0
+        present = 0
+        for r in range(n_refs):
+            c = ref_count[r, i]
+            if c < 0:
+                continue
+            present += 1
+            length_sum += c
+            rs = ref_start[r, i]
+            if n_ids:
+                for p in range(c):
+                    key = np.uint64(0)
+                    for k in range(min(max_order, c - p)):
+                        key = extend_key(key, ref_hashes[rs + p + k])
+                        at = _local(slot_stamp, slot_id, ids_key, ids_order, local_shift, key,
+                                    k, stamp)
+                        if slot_stamp[at] != stamp:
+                            break  # not in the hypothesis, nor is any extension
+                        ids_ref[slot_id[at]] += 1
+            for k in range(max_order):
+                total = 0.0
+                comp = 0.0
+                for t in range(order_base[k], order_base[k] + n_distinct[k]):
+                    j = by_order[t]
+                    in_ref = ids_ref[j]
+                    if in_ref == 0:
+                        continue
+                    if mteval:
+                        if in_ref > ids_max[j]:
+                            ids_max[j] = in_ref
+                        continue
+                    if not ids_weighed[j]:
+                        ids_weight[j] = _weight(table, shift, words, ids_key, ids_order,
+                                                ids_prefix, ids_count, j, False, log2)
+                        ids_weighed[j] = True
+                    # NLTK: weight * min(hyp count, ref count), summed as Python's sum()
+                    x = ids_weight[j] * min(ids_hyp[j], in_ref)
+                    sm = total + x
+                    if compensated:
+                        if abs(total) >= abs(x):
+                            comp += (total - sm) + x
+                        else:
+                            comp += (x - sm) + total
+                    total = sm
+                if mteval:
+                    continue
+                if compensated and comp != 0.0:
+                    total += comp
+                d = den[i, k]
+                precision = total / d if d > 0 else 0.0
+                # max() of NLTK's (precision, numerator, denominator, ref_len) tuples; the
+                # denominator is the same for every reference; the first maximum is kept.
+                if (precision > best_prec[k]
+                        or (precision == best_prec[k] and (total > best_num[k] or (
+                            total == best_num[k] and c > best_len[k])))):
+                    best_prec[k] = precision
+                    best_num[k] = total
+                    best_len[k] = c
+            for j in range(n_ids):
+                ids_ref[j] = 0
+        for k in range(max_order):
+            if mteval:
+                total = 0.0
+                for t in range(order_base[k], order_base[k] + n_distinct[k]):
+                    j = by_order[t]
+                    clipped = min(ids_hyp[j], ids_max[j])
+                    if clipped > 0:
+                        weight = _weight(table, shift, words, ids_key, ids_order, ids_prefix,
+                                         ids_count, j, True, log2)
+                        total += weight * clipped
+                num[i, k] = total
+                # the mean reference length, exactly: the sum times AVERAGE_SCALE / present
+                ref_len[i, k] = length_sum * (AVERAGE_SCALE // present) if present else 0
+            else:
+                num[i, k] = best_num[k]
+                ref_len[i, k] = best_len[k]
+
+
+@njit(cache=True, nogil=True)
+def _weight(table, shift, words, ids_key, ids_order, ids_prefix, ids_count, j, mteval, log2):
+    """The information weight of hypothesis n-gram ``j`` from the corpus's counts.
+
+    0 for an n-gram the counts lack (fixed weights of another corpus) or whose
+    prefix occurs once (then so does the n-gram: log2(1 / 1)).
+    """
+    count = _corpus_count(table, shift, ids_key, ids_order, ids_count, j)
+    if count <= 0:
+        return 0.0
+    if ids_prefix[j] < 0:
+        prefix = words
+    else:
+        prefix = _corpus_count(table, shift, ids_key, ids_order, ids_count, ids_prefix[j])
+    if prefix <= 1:
+        return 0.0
+    # NLTK: math.log(prefix / count, 2) = log(prefix / count) / log(2.0);
+    # mteval: - log(count / prefix) / log 2
+    if mteval:
+        return -math.log(count / prefix) / log2
+    return math.log(prefix / count) / log2
+
+
+def segment_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, table,
+                    shift, words, zero_hash, max_order, mteval, compensated):
+    """Per segment and order: information-weighted matches, hypothesis n-grams, reference length.
+
+    ``table``, ``shift`` and ``words`` are a corpus's reference counts
+    (:class:`fastbleu.metrics.nist.weights.NISTCounts`); ``zero_hash`` is the
+    token hash of ``0`` for mteval's quirk (0: none).
+
+    Returns
+    -------
+    num : float64 (n, max_order)
+        NLTK: the numerator of the best reference of that order (highest
+        precision, then numerator, then longest reference); mteval: the sum
+        over hypothesis n-grams of weight times the count clipped by the
+        largest count in any reference.
+    den : int64 (n, max_order)
+        Hypothesis n-grams of that order.
+    ref_len : int64 (n, max_order)
+        NLTK: the length of that order's best reference; mteval: the mean
+        reference length times ``AVERAGE_SCALE`` (the same in every column).
+    """
+    n = hyp_start.size
+    num = np.zeros((n, max_order), dtype=np.float64)
+    den = np.zeros((n, max_order), dtype=np.int64)
+    ref_len = np.zeros((n, max_order), dtype=np.int64)
+    for_chunks(_chunk_matches, n, hyp_hashes, np.ascontiguousarray(hyp_start),
+               np.ascontiguousarray(hyp_count), ref_hashes, np.ascontiguousarray(ref_start),
+               np.ascontiguousarray(ref_count), table, np.uint64(shift), int(words),
+               np.uint64(zero_hash), int(max_order), bool(mteval), bool(compensated), num, den,
+               ref_len, min_chunk=1024)
+    return num, den, ref_len
