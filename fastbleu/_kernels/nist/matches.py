@@ -43,31 +43,13 @@ from numba import njit
 from ..text.hashing import extend_key, table_slot
 from ..threads import for_chunks
 from ..bleu.counting import AVERAGE_SCALE
-from .counts import ORDER_MIX, lookup, ngram_total
+from .counts import COUNT_MASK, ORDER_MIX, TAG_SHIFT, ngram_total
 
 _UNKNOWN = -1
-
-
-@njit(cache=True, nogil=True)
-def _local(slot_stamp, slot_id, ids_key, ids_order, shift, key, order, stamp):
-    """The slot of hypothesis n-gram ``(key, order)`` in the segment's table, or of the free
-    row where it belongs (``slot_stamp[slot] != stamp``)."""
-    mask = slot_stamp.size - 1
-    i = table_slot(key ^ (np.uint64(order + 1) * ORDER_MIX), shift)
-    while slot_stamp[i] == stamp:
-        j = slot_id[i]
-        if ids_key[j] == key and ids_order[j] == order:
-            return i
-        i = (i + 1) & mask
-    return i
-
-
-@njit(cache=True, nogil=True)
-def _corpus_count(table, shift, ids_key, ids_order, ids_count, j):
-    """The corpus count of hypothesis n-gram ``j`` (looked up once, then kept)."""
-    if ids_count[j] == _UNKNOWN:
-        ids_count[j] = lookup(table, shift, ids_key[j], ids_order[j])
-    return ids_count[j]
+#: A row of a segment's own table of hypothesis n-grams: (segment stamp * 16 + order + 1,
+#: key, id); hot helpers are written out in the loops (a call taking arrays costs
+#: reference counting).
+_TAG, _KEY, _ID = 0, 1, 2
 
 
 @njit(cache=True, nogil=True)
@@ -76,6 +58,7 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                    first, last):
     n_refs = ref_count.shape[0]
     log2 = math.log(2.0)
+    table_mask = table.shape[0] - 1
     # per distinct hypothesis n-gram of the segment (its id), grown for a longer segment
     cap = 0
     ids_key = np.zeros(0, dtype=np.uint64)
@@ -86,11 +69,10 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
     ids_prefix = np.zeros(0, dtype=np.int64)  # the prefix's id; -1: all words
     ids_count = np.zeros(0, dtype=np.int64)  # the corpus count (_UNKNOWN: not looked up)
     ids_weight = np.zeros(0, dtype=np.float64)
-    ids_weighed = np.zeros(0, dtype=np.bool_)
     by_order = np.zeros(0, dtype=np.int64)  # ids of each order, in order of first appearance
-    slot_stamp = np.zeros(0, dtype=np.int64)
-    slot_id = np.zeros(0, dtype=np.int64)
-    bits = 0
+    local = np.zeros((0, 3), dtype=np.int64)
+    local_mask = 0
+    local_shift = np.uint64(63)
     stamp = 0
     order_base = np.zeros(max_order + 1, dtype=np.int64)
     n_distinct = np.zeros(max_order, dtype=np.int64)
@@ -111,16 +93,16 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
             ids_prefix = np.zeros(cap, dtype=np.int64)
             ids_count = np.zeros(cap, dtype=np.int64)
             ids_weight = np.zeros(cap, dtype=np.float64)
-            ids_weighed = np.zeros(cap, dtype=np.bool_)
             by_order = np.zeros(cap, dtype=np.int64)
             bits = 7
             while (1 << bits) < 2 * cap:
                 bits += 1
-            slot_stamp = np.zeros(1 << bits, dtype=np.int64)
-            slot_id = np.zeros(1 << bits, dtype=np.int64)
+            local = np.zeros((1 << bits, 3), dtype=np.int64)
+            local_mask = (1 << bits) - 1
+            local_shift = np.uint64(64 - bits)
             stamp = 0
         stamp += 1
-        local_shift = np.uint64(64 - bits)
+        fresh = stamp << 4  # a row's tag below this: free in this segment
         for k in range(max_order):
             den[i, k] = max(m0 - k, 0)
             order_base[k + 1] = order_base[k] + max(m0 - k, 0)
@@ -132,15 +114,20 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
             prefix = -1
             for k in range(min(max_order, m0 - p)):
                 key = extend_key(key, hyp_hashes[s + p + k])
-                at = _local(slot_stamp, slot_id, ids_key, ids_order, local_shift, key, k, stamp)
-                if slot_stamp[at] == stamp:
-                    j = slot_id[at]
+                tag = fresh + k + 1
+                at = table_slot(key ^ (np.uint64(k + 1) * ORDER_MIX), local_shift)
+                while local[at, _TAG] >= fresh and not (
+                        local[at, _TAG] == tag and local[at, _KEY] == np.int64(key)):
+                    at = (at + 1) & local_mask
+                if local[at, _TAG] == tag:
+                    j = local[at, _ID]
                     ids_hyp[j] += 1
                 else:
                     j = n_ids
                     n_ids += 1
-                    slot_stamp[at] = stamp
-                    slot_id[at] = j
+                    local[at, _TAG] = tag
+                    local[at, _KEY] = np.int64(key)
+                    local[at, _ID] = j
                     ids_key[j] = key
                     ids_order[j] = k
                     ids_hyp[j] = 1
@@ -151,7 +138,6 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                         hyp_hashes[s + p] == zero_hash
                     ids_prefix[j] = -1 if zero else prefix
                     ids_count[j] = _UNKNOWN
-                    ids_weighed[j] = False
                     by_order[order_base[k] + n_distinct[k]] = j
                     n_distinct[k] += 1
                 prefix = j
@@ -169,41 +155,75 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
             present += 1
             length_sum += c
             rs = ref_start[r, i]
-            if n_ids:
-                for p in range(c):
-                    key = np.uint64(0)
-                    for k in range(min(max_order, c - p)):
-                        key = extend_key(key, ref_hashes[rs + p + k])
-                        at = _local(slot_stamp, slot_id, ids_key, ids_order, local_shift, key,
-                                    k, stamp)
-                        if slot_stamp[at] != stamp:
-                            break  # not in the hypothesis, nor is any extension
-                        ids_ref[slot_id[at]] += 1
+            if n_ids == 0:
+                c = 0  # nothing to match; its length still counts
+            matched = False
+            for p in range(c):
+                key = np.uint64(0)
+                for k in range(min(max_order, c - p)):
+                    key = extend_key(key, ref_hashes[rs + p + k])
+                    tag = fresh + k + 1
+                    at = table_slot(key ^ (np.uint64(k + 1) * ORDER_MIX), local_shift)
+                    while local[at, _TAG] >= fresh and not (
+                            local[at, _TAG] == tag and local[at, _KEY] == np.int64(key)):
+                        at = (at + 1) & local_mask
+                    if local[at, _TAG] != tag:
+                        break  # not in the hypothesis, nor is any extension
+                    ids_ref[local[at, _ID]] += 1
+                    matched = True
+            c = ref_count[r, i]
+            # The corpus counts of the matched n-grams not yet weighed: independent lookups,
+            # their cache misses overlapping.  A prefix has a lower id and is matched too.
+            if matched:
+                for j in range(n_ids):
+                    if ids_ref[j] == 0 or ids_count[j] != _UNKNOWN:
+                        continue
+                    key = ids_key[j]
+                    tag = np.uint64(ids_order[j] + 1)
+                    at = table_slot(key ^ (tag * ORDER_MIX), shift)
+                    count = 0
+                    while True:
+                        word = table[at, 1]
+                        if word == 0:
+                            break
+                        if (word >> TAG_SHIFT) == tag and table[at, 0] == key:
+                            count = np.int64(word & COUNT_MASK)
+                            break
+                        at = (at + 1) & table_mask
+                    ids_count[j] = count
+                    prefix = words if ids_prefix[j] < 0 else ids_count[ids_prefix[j]]
+                    # 0 for an n-gram the counts lack (fixed weights of another corpus) or
+                    # whose prefix occurs once (then so does the n-gram: log2(1 / 1)).
+                    # NLTK: math.log(prefix / count, 2) = log(prefix / count) / log(2.0);
+                    # mteval: - log(count / prefix) / log 2
+                    if count <= 0 or prefix <= 1:
+                        ids_weight[j] = 0.0
+                    elif mteval:
+                        ids_weight[j] = -math.log(count / prefix) / log2
+                    else:
+                        ids_weight[j] = math.log(prefix / count) / log2
             for k in range(max_order):
                 total = 0.0
                 comp = 0.0
-                for t in range(order_base[k], order_base[k] + n_distinct[k]):
-                    j = by_order[t]
-                    in_ref = ids_ref[j]
-                    if in_ref == 0:
-                        continue
-                    if mteval:
-                        if in_ref > ids_max[j]:
-                            ids_max[j] = in_ref
-                        continue
-                    if not ids_weighed[j]:
-                        ids_weight[j] = _weight(table, shift, words, ids_key, ids_order,
-                                                ids_prefix, ids_count, j, False, log2)
-                        ids_weighed[j] = True
-                    # NLTK: weight * min(hyp count, ref count), summed as Python's sum()
-                    x = ids_weight[j] * min(ids_hyp[j], in_ref)
-                    sm = total + x
-                    if compensated:
-                        if abs(total) >= abs(x):
-                            comp += (total - sm) + x
-                        else:
-                            comp += (x - sm) + total
-                    total = sm
+                if matched:
+                    for t in range(order_base[k], order_base[k] + n_distinct[k]):
+                        j = by_order[t]
+                        in_ref = ids_ref[j]
+                        if in_ref == 0:
+                            continue
+                        if mteval:
+                            if in_ref > ids_max[j]:
+                                ids_max[j] = in_ref
+                            continue
+                        # NLTK: weight * min(hyp count, ref count), summed as Python's sum()
+                        x = ids_weight[j] * min(ids_hyp[j], in_ref)
+                        sm = total + x
+                        if compensated:
+                            if abs(total) >= abs(x):
+                                comp += (total - sm) + x
+                            else:
+                                comp += (x - sm) + total
+                        total = sm
                 if mteval:
                     continue
                 if compensated and comp != 0.0:
@@ -218,8 +238,9 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                     best_prec[k] = precision
                     best_num[k] = total
                     best_len[k] = c
-            for j in range(n_ids):
-                ids_ref[j] = 0
+            if matched:
+                for j in range(n_ids):
+                    ids_ref[j] = 0
         for k in range(max_order):
             if mteval:
                 total = 0.0
@@ -227,38 +248,13 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                     j = by_order[t]
                     clipped = min(ids_hyp[j], ids_max[j])
                     if clipped > 0:
-                        weight = _weight(table, shift, words, ids_key, ids_order, ids_prefix,
-                                         ids_count, j, True, log2)
-                        total += weight * clipped
+                        total += ids_weight[j] * clipped
                 num[i, k] = total
                 # the mean reference length, exactly: the sum times AVERAGE_SCALE / present
                 ref_len[i, k] = length_sum * (AVERAGE_SCALE // present) if present else 0
             else:
                 num[i, k] = best_num[k]
                 ref_len[i, k] = best_len[k]
-
-
-@njit(cache=True, nogil=True)
-def _weight(table, shift, words, ids_key, ids_order, ids_prefix, ids_count, j, mteval, log2):
-    """The information weight of hypothesis n-gram ``j`` from the corpus's counts.
-
-    0 for an n-gram the counts lack (fixed weights of another corpus) or whose
-    prefix occurs once (then so does the n-gram: log2(1 / 1)).
-    """
-    count = _corpus_count(table, shift, ids_key, ids_order, ids_count, j)
-    if count <= 0:
-        return 0.0
-    if ids_prefix[j] < 0:
-        prefix = words
-    else:
-        prefix = _corpus_count(table, shift, ids_key, ids_order, ids_count, ids_prefix[j])
-    if prefix <= 1:
-        return 0.0
-    # NLTK: math.log(prefix / count, 2) = log(prefix / count) / log(2.0);
-    # mteval: - log(count / prefix) / log 2
-    if mteval:
-        return -math.log(count / prefix) / log2
-    return math.log(prefix / count) / log2
 
 
 def segment_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, table,

@@ -168,7 +168,7 @@ class NISTCounts:
         ref_count = np.asarray(ref_count)
         # about the distinct n-grams of text without repeats, for a table that seldom grows
         words = int(np.maximum(ref_count, 0).sum())
-        expected = min(words * config[2], 1 << 22)
+        expected = min(words * config[2] // 4, 1 << 20)
         builder = CountsBuilder(config, check, expected)
         return builder.add_references(ref_hashes, ref_start, ref_count).finish()
 
