@@ -37,7 +37,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..statistics.tokens import References
 from .columns import reference_streams
 from .groups import canonical_key, factorize
 from .metric_set import MetricSet
@@ -69,25 +68,6 @@ def _by_key(codes: np.ndarray, keys: list) -> dict:
     return rows
 
 
-def _row_ids(batch, refs) -> np.ndarray | None:
-    """Every row's reference texts as one code (equal codes: equal texts in every
-    reference column, nulls alike), or None for a list column.  Exact: Arrow compares
-    the strings."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    ids = np.zeros(batch.num_rows, dtype=np.int64)
-    for name in refs:
-        column = batch.column(name)
-        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-            return None
-        encoded = pc.dictionary_encode(column, null_encoding="encode")
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        ids = np.unique(ids * (len(encoded.dictionary) + 1) + codes, return_inverse=True)[1]
-        ids = ids.ravel().astype(np.int64)
-    return ids
-
-
 @dataclass
 class TableCounts:
     """Reference n-gram counts of every weight group, for every NIST metric of a job.
@@ -107,7 +87,7 @@ class TableCounts:
         """The counts of several pieces of a table together (a new object)."""
         merged = []
         for per_metric in zip(self.counts, *(other.counts for other in others)):
-            pieces: dict = {}  # each group's pieces, merged once (one sort a group)
+            pieces: dict = {}  # each group's pieces, merged once
             for counts_of in per_metric:
                 for key, counts in counts_of.items():
                     pieces.setdefault(key, []).append(counts)
@@ -120,14 +100,16 @@ class TableCounts:
         metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
         weights = []
         for metric, per_metric in zip(metrics, self.counts):
-            # Systems over the same references have equal counts: weigh them once.
+            # Systems over the same references have proportional counts (equal, once
+            # reduced): one table for all of them.
             done, mine, digests = {}, {}, {}
             for key, counts in per_metric.items():
                 if id(counts) not in digests:  # groups may share one counted object
-                    digests[id(counts)] = counts.digest()
-                digest = digests[id(counts)]
+                    reduced = counts.reduced()
+                    digests[id(counts)] = (reduced.digest(), reduced)
+                digest, reduced = digests[id(counts)]
                 if digest not in done:
-                    done[digest] = counts.weights(metric.variant)
+                    done[digest] = reduced.weights(metric.variant)
                 mine[key] = done[digest]
             weights.append(mine)
         return TableWeights(self.columns, weights)
@@ -141,66 +123,62 @@ class TableWeights:
     weights: list
 
 
-class _Pending:
-    """One group's counts while batches come: merged when the pending ones outgrow them,
-    so that the work stays about linear and memory within twice the distinct n-grams."""
-
-    def __init__(self, counts):
-        self.merged, self.pending, self.size = counts, [], 0
-
-    def add(self, counts) -> None:
-        self.pending.append(counts)
-        self.size += len(counts)
-        if self.size > max(len(self.merged), 1 << 16):
-            self.flush()
-
-    def flush(self):
-        if self.pending:
-            self.merged = self.merged.merge(*self.pending)
-            self.pending, self.size = [], 0
-        return self.merged
+def _prepared(job, columns: tuple, metrics: list, buffer=None):
+    """What counting a record batch needs, made off the counting thread: its rows by weight
+    group and its references tokenized by every metric."""
+    def prepare(item):
+        batch, row = item
+        codes, keys = _keys_of(batch, columns, row, job.encoding_errors)
+        streams = reference_streams(batch, list(job.refs), row, job.encoding_errors)
+        refs = [metric.tokenized_references(streams, buffer) for metric in metrics]
+        return batch.num_rows, row, _by_key(codes, keys), refs
+    return prepare
 
 
 def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int = 0,
-                  buffer=None) -> TableCounts:
+                  buffer=None, total_rows: int | None = None) -> TableCounts:
     """The first pass: every weight group's reference counts over record batches.
 
     ``batches`` need hold only the job's reference columns and ``columns``.
+    Every group's counts grow in place batch by batch (``reference_counts``'s
+    ``add_to``), so memory is that of the distinct reference n-grams of every
+    group.  Without a ``buffer`` (one process), the batches are read and
+    tokenized on the pool's threads while this one counts; with one (a Dask
+    task, already one of many), all in this thread.  A metric's refusal for
+    memory names the rows it was counting (of ``total_rows``, when known).
     """
-    from ..statistics.tokens import HashBuffer
-
     columns = tuple(columns)
     metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
     groups = [{} for _ in metrics]
-    buffer = buffer or HashBuffer()
-    row = first_row
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        codes, keys = _keys_of(batch, columns, row, job.encoding_errors)
-        rows_of = _by_key(codes, keys)
-        streams = reference_streams(batch, list(job.refs), row, job.encoding_errors)
-        # Groups of the batch with the same reference rows (systems of one test set) have
-        # the same counts: count them once.
-        ids = _row_ids(batch, job.refs) if len(rows_of) > 1 else None
-        for metric, per_group in zip(metrics, groups):
-            refs = metric.tokenized_references(streams, buffer)
-            same: dict = {}
+    prepare = _prepared(job, columns, metrics, buffer)
+
+    def numbered():
+        row = first_row
+        for batch in batches:
+            if batch.num_rows:
+                yield batch, row
+            row += batch.num_rows
+
+    if buffer is None:
+        from .._kernels.threads import ordered_map
+
+        prepared = ordered_map(prepare, numbered())
+    else:
+        prepared = map(prepare, numbered())
+    for n_rows, row, rows_of, refs_per_metric in prepared:
+        for metric, per_group, refs in zip(metrics, groups, refs_per_metric):
             for key, rows in rows_of.items():
-                take = slice(None) if rows.size == batch.num_rows else rows
-                texts = None if ids is None else np.sort(ids[rows]).tobytes()
-                counts = same.get(texts)
-                if counts is None:
-                    counts = metric.reference_counts(
-                        References(refs.hashes, refs.start[:, take], refs.count[:, take]))
-                    if texts is not None:
-                        same[texts] = counts
-                if key in per_group:
-                    per_group[key].add(counts)
-                else:
-                    per_group[key] = _Pending(counts)
-        row += batch.num_rows
-    return TableCounts(columns, [{k: p.flush() for k, p in g.items()} for g in groups])
+                take = None if rows.size == n_rows else rows
+                try:
+                    per_group[key] = metric.reference_counts(refs, rows=take,
+                                                             add_to=per_group.get(key))
+                except MemoryError as error:
+                    if not isinstance(error, InputError):
+                        raise
+                    of = f" of {total_rows:,}" if total_rows else ""
+                    raise type(error)(f"counting the references of rows {row:,} to "
+                                      f"{row + n_rows - 1:,}{of}: {error}") from None
+    return TableCounts(columns, groups)
 
 
 class WeightedMetricSet(MetricSet):
@@ -252,5 +230,6 @@ def first_pass(source, job, metric_set: MetricSet, columns, batches):
     columns = tuple(columns)
     table = open_table(source, list(dict.fromkeys([*job.refs, *columns])), job.batch_size,
                        dictionary_columns=list(columns), encoding_errors=job.encoding_errors)
-    counts = count_batches(job, metric_set, table.batches(), columns)
+    counts = count_batches(job, metric_set, table.batches(), columns,
+                           total_rows=table.total_rows)
     return fitted(metric_set, counts.weights(metric_set), job.encoding_errors), batches

@@ -50,6 +50,12 @@ _UNKNOWN = -1
 #: key, id); hot helpers are written out in the loops (a call taking arrays costs
 #: reference counting).
 _TAG, _KEY, _ID = 0, 1, 2
+#: A set of tokens as 1,024 bits: a bit stands for every token hash with the same top 4 and
+#: low 6 bits (a set bit may stand for another token: that only costs a probe in vain).
+_WORDS = 16
+_S60 = np.uint64(60)
+_S63 = np.uint64(63)
+_ONE = np.uint64(1)
 
 
 @njit(cache=True, nogil=True)
@@ -79,6 +85,8 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
     best_prec = np.zeros(max_order)
     best_num = np.zeros(max_order)
     best_len = np.zeros(max_order, dtype=np.int64)
+    in_refs = np.zeros(_WORDS, dtype=np.uint64)  # the tokens of the segment's references
+    in_hyp = np.zeros(_WORDS, dtype=np.uint64)  # of its hypothesis
     for i in range(first, last):
         m0 = max(hyp_count[i], 0)
         s = hyp_start[i]
@@ -107,13 +115,28 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
             den[i, k] = max(m0 - k, 0)
             order_base[k + 1] = order_base[k] + max(m0 - k, 0)
             n_distinct[k] = 0
-        # the hypothesis's n-grams: counts, prefixes, order of first appearance
+        # The hypothesis's n-grams that a reference may match (each token in some
+        # reference): counts, prefixes, order of first appearance.  An n-gram with a token
+        # no reference has matches nothing, nor does any extension; it weighs nothing.
+        in_refs[:] = 0
+        in_hyp[:] = 0
+        for r in range(n_refs):
+            rs = ref_start[r, i]
+            for p in range(ref_count[r, i]):
+                h = ref_hashes[rs + p]
+                in_refs[h >> _S60] |= _ONE << (h & _S63)
+        for p in range(m0):
+            h = hyp_hashes[s + p]
+            in_hyp[h >> _S60] |= _ONE << (h & _S63)
         n_ids = 0
         for p in range(m0):
             key = np.uint64(0)
             prefix = -1
             for k in range(min(max_order, m0 - p)):
-                key = extend_key(key, hyp_hashes[s + p + k])
+                h = hyp_hashes[s + p + k]
+                if in_refs[h >> _S60] & (_ONE << (h & _S63)) == 0:
+                    break
+                key = extend_key(key, h)
                 tag = fresh + k + 1
                 at = table_slot(key ^ (np.uint64(k + 1) * ORDER_MIX), local_shift)
                 while local[at, _TAG] >= fresh and not (
@@ -161,7 +184,10 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
             for p in range(c):
                 key = np.uint64(0)
                 for k in range(min(max_order, c - p)):
-                    key = extend_key(key, ref_hashes[rs + p + k])
+                    h = ref_hashes[rs + p + k]
+                    if in_hyp[h >> _S60] & (_ONE << (h & _S63)) == 0:
+                        break
+                    key = extend_key(key, h)
                     tag = fresh + k + 1
                     at = table_slot(key ^ (np.uint64(k + 1) * ORDER_MIX), local_shift)
                     while local[at, _TAG] >= fresh and not (

@@ -5,7 +5,7 @@ distinct reference n-gram of a corpus (a table's weight group) at once: 16
 bytes an n-gram in a table at most 3/4 full
 (:mod:`fastbleu._kernels.nist.counts`).  That memory grows with the
 distinct n-grams, not with the rows, and a table grows by doubling, so
-before each large allocation :class:`MemoryCheck` compares it with what the
+before each large allocation :func:`check_table` compares it with what the
 process may still use: the machine's available memory, a cgroup's limit
 (containers) and ``ulimit -v``/``-d``, whichever is smallest.  When it does
 not fit, :class:`NISTMemoryError` says so in one line, with the options
@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import os
 import resource
-from contextlib import contextmanager
-from contextvars import ContextVar
 
 from ...errors import InputError
 
@@ -134,65 +132,39 @@ def available() -> tuple[int, str] | None:
     return min(found) if found else None
 
 
-class MemoryCheck:
-    """The reference-count tables of one pass (a corpus, or a table's weight groups).
+_unchecked = 0  # bytes of tables allocated since the last look at the free memory
 
-    :meth:`allocate` is told every table before it is allocated; a large one
-    (or many small ones adding up) is compared with :func:`available`.
-    ``where`` says how far the pass got, for the message (a table's first pass
-    sets it as it reads).
+
+def check_table(nbytes: int, held: int = 0, ngrams: int = 0) -> None:
+    """Refuse a new count table of ``nbytes`` that does not fit.
+
+    A large table (or small ones adding up, over every counting in the
+    process) is compared with :func:`available`; ``held`` (the bytes of the
+    table it replaces) and ``ngrams`` (its distinct n-grams) are for the
+    message.
+
+    Raises
+    ------
+    NISTMemoryError
+        When ``nbytes`` is more than the share of the free memory the counts
+        may take.
     """
-
-    def __init__(self, where: str = ""):
-        self.held = 0  # bytes of the tables this pass holds
-        self.ngrams = 0  # distinct n-grams in them
-        self.where = where
-        self._unchecked = 0
-
-    def allocate(self, nbytes: int, released: int = 0) -> None:
-        """Account for a new table of ``nbytes`` that replaces one of ``released`` bytes.
-
-        Raises
-        ------
-        NISTMemoryError
-            When ``nbytes`` is more than the share of the free memory the counts
-            may take.
-        """
-        self._unchecked += nbytes
-        if nbytes >= _CHECK_ABOVE or self._unchecked >= _CHECK_EVERY:
-            self._unchecked = 0
-            free = available()
-            if free is not None and nbytes > _SHARE * free[0]:
-                raise NISTMemoryError(self.message(nbytes, free))
-        self.held += nbytes - released
-
-    def message(self, nbytes: int, free: tuple[int, str]) -> str:
-        """The one line of :class:`NISTMemoryError`."""
-        where = f"{self.where}, " if self.where else ""
-        return (f"NIST's information weights need the count of every distinct reference "
-                f"n-gram of a corpus (a table's weight group) in memory at once: {where}"
-                f"{self.ngrams:,} distinct n-grams take {_gib(self.held)} and the next step needs "
-                f"{_gib(nbytes)} more, but only {_gib(free[0])} is {free[1]}; use a lower NIST "
-                f"order (--nist-order, or NIST(max_ngram_order=...)), score fewer rows per run "
-                f"(each run then weighs its own references), or give it more memory (a smaller "
-                f"batch does not help); BLEU, chrF and TER need no such pass")
+    global _unchecked
+    _unchecked += nbytes
+    if nbytes < _CHECK_ABOVE and _unchecked < _CHECK_EVERY:
+        return
+    _unchecked = 0
+    free = available()
+    if free is not None and nbytes > _SHARE * free[0]:
+        raise NISTMemoryError(message(nbytes, held, ngrams, free))
 
 
-_PASS: ContextVar[MemoryCheck | None] = ContextVar("fastbleu_nist_counting", default=None)
-
-
-def current() -> MemoryCheck:
-    """The check of the counting pass under way (:func:`counting`), else a new one."""
-    return _PASS.get() or MemoryCheck()
-
-
-@contextmanager
-def counting(where: str = ""):
-    """A counting pass (a table's first pass): every table counted in this thread inside
-    the ``with`` block is accounted to one :class:`MemoryCheck`, which the block gets."""
-    check = MemoryCheck(where)
-    token = _PASS.set(check)
-    try:
-        yield check
-    finally:
-        _PASS.reset(token)
+def message(nbytes: int, held: int, ngrams: int, free: tuple[int, str]) -> str:
+    """The one line of :class:`NISTMemoryError`."""
+    now = f"{ngrams:,} distinct reference n-grams take {_gib(held)} and " if ngrams else ""
+    return (f"NIST's information weights need the count of every distinct reference n-gram of "
+            f"a corpus (a table's weight group) in memory at once: {now}the next step needs "
+            f"{_gib(nbytes)}, but only {_gib(free[0])} is {free[1]}; use a lower NIST order "
+            f"(--nist-order, or NIST(max_ngram_order=...)), score fewer rows per run (each run "
+            f"then weighs its own references), or give it more memory (a smaller batch does "
+            f"not help); BLEU, chrF and TER need no such pass")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .memory import MemoryCheck, current
+from .memory import check_table
 
 #: Reference words a corpus may have (a count and its prefix's must divide exactly).
 MAX_WORDS = (1 << 31) - 1
@@ -45,29 +45,28 @@ def _check_words(words: int) -> None:
 class CountsBuilder:
     """A corpus's reference counts while they are counted: a table grown in place.
 
-    Every table allocation is first told to ``check``
-    (:class:`~fastbleu.metrics.nist.memory.MemoryCheck`), which refuses one
-    that does not fit.  :meth:`finish` hands the table over as
-    :class:`NISTCounts`.
+    Every new table is first checked
+    (:func:`~fastbleu.metrics.nist.memory.check_table`): one that does not
+    fit raises :class:`~fastbleu.metrics.nist.memory.NISTMemoryError`.
+    :meth:`finish` hands the table over as :class:`NISTCounts`.
     """
 
-    def __init__(self, config: tuple, check: MemoryCheck | None = None, expected: int = 0):
+    def __init__(self, config: tuple, expected: int = 0):
         from ..._kernels.nist.counts import rows_for
 
         self.config = config
-        self.check = check or current()
         self.words = 0
         self.size = 0
         bits = rows_for(expected)
-        self.check.allocate(16 << bits)
+        check_table(16 << bits)
         self.table = np.zeros((1 << bits, 2), dtype=np.uint64)
 
     @classmethod
-    def resume(cls, counts: NISTCounts, check: MemoryCheck | None = None) -> CountsBuilder:
+    def resume(cls, counts: NISTCounts) -> CountsBuilder:
         """A builder that goes on counting into ``counts``'s own table (in place: ``counts``
         is not to be used after)."""
         builder = cls.__new__(cls)
-        builder.config, builder.check = counts.config, check or current()
+        builder.config = counts.config
         builder.words, builder.size, builder.table = counts.words, counts.size, counts.table
         return builder
 
@@ -79,7 +78,7 @@ class CountsBuilder:
         from ..._kernels.nist.counts import grown, rows_for
 
         bits = max(rows_for(at_least), self.table.shape[0].bit_length())  # at least double
-        self.check.allocate(16 << bits, released=self.table.nbytes)
+        check_table(16 << bits, self.table.nbytes, self.size)
         self.table = grown(self.table, bits)
 
     def add_references(self, ref_hashes, ref_start, ref_count, rows=None) -> CountsBuilder:
@@ -93,12 +92,10 @@ class CountsBuilder:
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         first = 0
         while True:
-            before = self.size
             first, self.size, words = count_references(
                 self.table, self._shift, self.size, load_limit(self.table), ref_hashes,
                 ref_start, ref_count, rows, first, self.config[2])
             self.words += int(words)
-            self.check.ngrams += self.size - before
             if first >= rows.size:
                 break
             self._grow(2 * self.size + 1)
@@ -111,10 +108,8 @@ class CountsBuilder:
 
         first = 0
         while True:
-            before = self.size
             first, self.size = add_table(self.table, self._shift, self.size,
                                          load_limit(self.table), counts.table, first)
-            self.check.ngrams += self.size - before
             if first >= counts.table.shape[0]:
                 break
             self._grow(2 * self.size + 1)
@@ -162,14 +157,13 @@ class NISTCounts:
         return CountsBuilder(config).finish()
 
     @classmethod
-    def of_tokens(cls, ref_hashes, ref_start, ref_count, config: tuple,
-                  check: MemoryCheck | None = None) -> NISTCounts:
+    def of_tokens(cls, ref_hashes, ref_start, ref_count, config: tuple) -> NISTCounts:
         """The counts of tokenized references (``ref_count < 0``: missing)."""
         ref_count = np.asarray(ref_count)
         # about the distinct n-grams of text without repeats, for a table that seldom grows
         words = int(np.maximum(ref_count, 0).sum())
         expected = min(words * config[2] // 4, 1 << 20)
-        builder = CountsBuilder(config, check, expected)
+        builder = CountsBuilder(config, expected)
         return builder.add_references(ref_hashes, ref_start, ref_count).finish()
 
     @property
@@ -180,7 +174,7 @@ class NISTCounts:
     def __len__(self) -> int:
         return int(self.size)
 
-    def merge(self, *others: NISTCounts, check: MemoryCheck | None = None) -> NISTCounts:
+    def merge(self, *others: NISTCounts) -> NISTCounts:
         """The counts of all these pieces together (new object; the inputs stay).
 
         Raises
@@ -204,14 +198,34 @@ class NISTCounts:
         _check_words(words)
         if len(parts) == 1 or not len(parts[1]):  # nothing to add but words
             return NISTCounts(parts[0].table, parts[0].size, words, self.config)
-        check = check or current()
-        check.allocate(parts[0].table.nbytes)
         largest = parts[0]  # copied, the others added to the copy
+        check_table(largest.table.nbytes, 0, largest.size)
         builder = CountsBuilder.resume(NISTCounts(largest.table.copy(), largest.size,
-                                                  largest.words, self.config), check)
+                                                  largest.words, self.config))
         for part in parts[1:]:
             builder.add(part)
         return builder.finish()
+
+    def reduced(self) -> NISTCounts:
+        """These counts and the word total divided by their greatest common divisor.
+
+        Every weight is a ratio of two of them, and a float quotient of two
+        integers is their exact ratio correctly rounded, so the weights do not
+        change; a table of several passes over the same references (``k``
+        systems' rows) reduces to one pass's counts, which :meth:`digest` then
+        finds equal.
+        """
+        from ..._kernels.nist.counts import COUNT_MASK
+
+        occupied = self.table[:, 1] != 0
+        counts = self.table[occupied, 1] & COUNT_MASK
+        divisor = int(np.gcd.reduce(counts.astype(np.int64), initial=self.words))
+        if divisor <= 1:
+            return self
+        table = self.table.copy()
+        words = table[occupied, 1]
+        table[occupied, 1] = (words & ~COUNT_MASK) | ((words & COUNT_MASK) // np.uint64(divisor))
+        return NISTCounts(table, self.size, self.words // divisor, self.config)
 
     def __add__(self, other: NISTCounts) -> NISTCounts:
         return self.merge(other)
