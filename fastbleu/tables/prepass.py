@@ -142,9 +142,10 @@ def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int =
     ``batches`` need hold only the job's reference columns and ``columns``.
     Every group's counts grow in place batch by batch (``reference_counts``'s
     ``add_to``), so memory is that of the distinct reference n-grams of every
-    group.  Without a ``buffer`` (one process), the batches are read and
-    tokenized on the pool's threads while this one counts; with one (a Dask
-    task, already one of many), all in this thread.  A metric's refusal for
+    group.  Without a ``buffer`` (one process), the batches are tokenized on
+    the pool's threads, and the groups of a batch counted side by side there
+    and in this thread; with one (a Dask task, already one of many), all in
+    this thread.  A metric's refusal for
     memory names the rows it was counting (of ``total_rows``, when known).
     """
     columns = tuple(columns)
@@ -160,24 +161,40 @@ def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int =
             row += batch.num_rows
 
     if buffer is None:
-        from .._kernels.threads import ordered_map
+        from .._kernels.threads import ordered_map, submit
 
         prepared = ordered_map(prepare, numbered())
     else:
-        prepared = map(prepare, numbered())
+        prepared, submit = map(prepare, numbered()), None
     for n_rows, row, rows_of, refs_per_metric in prepared:
-        for metric, per_group, refs in zip(metrics, groups, refs_per_metric):
-            for key, rows in rows_of.items():
-                take = None if rows.size == n_rows else rows
-                try:
-                    per_group[key] = metric.reference_counts(refs, rows=take,
-                                                             add_to=per_group.get(key))
-                except MemoryError as error:
-                    if not isinstance(error, InputError):
-                        raise
-                    of = f" of {total_rows:,}" if total_rows else ""
-                    raise type(error)(f"counting the references of rows {row:,} to "
-                                      f"{row + n_rows - 1:,}{of}: {error}") from None
+        def count(task):
+            per_group, metric, refs, key, rows = task
+            per_group[key] = metric.reference_counts(
+                refs, rows=None if rows.size == n_rows else rows, add_to=per_group.get(key))
+
+        # every group's counts on their own (the pool's threads and this one)
+        tasks = [(per_group, metric, refs, key, rows)
+                 for metric, per_group, refs in zip(metrics, groups, refs_per_metric)
+                 for key, rows in rows_of.items()]
+        futures = [submit(count, task) for task in tasks[1:]] if submit else []
+        errors = []
+        for task in tasks[:1] if futures else tasks:
+            try:
+                count(task)
+            except MemoryError as error:
+                errors.append(error)
+        for future in futures:
+            try:
+                future.result()
+            except MemoryError as error:
+                errors.append(error)
+        if errors:
+            error = errors[0]
+            if not isinstance(error, InputError):
+                raise error
+            of = f" of {total_rows:,}" if total_rows else ""
+            raise type(error)(f"counting the references of rows {row:,} to "
+                              f"{row + n_rows - 1:,}{of}: {error}") from None
     return TableCounts(columns, groups)
 
 

@@ -29,6 +29,7 @@ ORDER_MIX = np.uint64(0xD6E8FEB86659FD93)
 #: The order tag's place in a row's second word; the count is below it.
 TAG_SHIFT = np.uint64(40)
 COUNT_MASK = np.uint64((1 << 40) - 1)
+_ONE = np.uint64(1)
 #: The fewest rows of a table (2**MIN_BITS).
 MIN_BITS = 6
 
@@ -132,7 +133,20 @@ def count_references(table, shift, size, limit, ref_hashes, ref_start, ref_count
                 key = np.uint64(0)
                 for k in range(min(max_order, c - p)):
                     key = extend_key(key, ref_hashes[s + p + k])
-                    size += _add(table, mask, shift, key, k, 1)
+                    # _add written out: a call taking the table costs reference counting
+                    tag = np.uint64(k + 1)
+                    at = slot_of(key, k, shift)
+                    while True:
+                        word = table[at, 1]
+                        if word == 0:
+                            table[at, 0] = key
+                            table[at, 1] = (tag << TAG_SHIFT) | _ONE
+                            size += 1
+                            break
+                        if (word >> TAG_SHIFT) == tag and table[at, 0] == key:
+                            table[at, 1] = word + _ONE
+                            break
+                        at = (at + 1) & mask
     return rows.size, size, words
 
 
