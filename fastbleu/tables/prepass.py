@@ -105,11 +105,10 @@ class TableCounts:
             done, mine, digests = {}, {}, {}
             for key, counts in per_metric.items():
                 if id(counts) not in digests:  # groups may share one counted object
-                    reduced = counts.reduced()
-                    digests[id(counts)] = (reduced.digest(), reduced)
-                digest, reduced = digests[id(counts)]
+                    digests[id(counts)] = counts.digest(reduced=True)
+                digest = digests[id(counts)]
                 if digest not in done:
-                    done[digest] = reduced.weights(metric.variant)
+                    done[digest] = counts.reduced().weights(metric.variant)
                 mine[key] = done[digest]
             weights.append(mine)
         return TableWeights(self.columns, weights)

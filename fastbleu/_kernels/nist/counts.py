@@ -183,3 +183,57 @@ def grown(table, bits):
         bigger[i, 0] = key
         bigger[i, 1] = word
     return bigger
+
+
+@njit(cache=True, nogil=True)
+def counts_gcd(table, words):
+    """The greatest common divisor of every count in the table and of ``words``."""
+    g = words
+    for j in range(table.shape[0]):
+        word = table[j, 1]
+        if word == 0:
+            continue
+        a = np.int64(word & COUNT_MASK)
+        b = g
+        while b:
+            a, b = b, a % b
+        g = a
+        if g == 1:
+            break
+    return g
+
+
+@njit(cache=True, nogil=True)
+def _mixed(x):
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
+@njit(cache=True, nogil=True)
+def digest_sums(table, divisor, seeds):
+    """Per seed, the sum (mod 2**64) of a mix of every row, its count divided by ``divisor``:
+    the same for the same n-grams and counts, whatever the table's size and layout."""
+    sums = np.zeros(seeds.size, dtype=np.uint64)
+    d = np.uint64(divisor)
+    for j in range(table.shape[0]):
+        word = table[j, 1]
+        if word == 0:
+            continue
+        reduced = (word & ~COUNT_MASK) | ((word & COUNT_MASK) // d)
+        entry = table[j, 0] ^ (reduced * np.uint64(0xC2B2AE3D27D4EB4F))
+        for s in range(seeds.size):
+            sums[s] += _mixed(entry ^ seeds[s])
+    return sums
+
+
+@njit(cache=True, nogil=True)
+def divided(table, divisor):
+    """A copy of ``table`` with every count divided by ``divisor`` (which divides them)."""
+    out = table.copy()
+    d = np.uint64(divisor)
+    for j in range(out.shape[0]):
+        word = out[j, 1]
+        if word != 0:
+            out[j, 1] = (word & ~COUNT_MASK) | ((word & COUNT_MASK) // d)
+    return out

@@ -29,11 +29,7 @@ from .memory import check_table
 MAX_WORDS = (1 << 31) - 1
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finalizer, element-wise (uint64, wrapping)."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
+_SEEDS = np.array([0x243F6A8885A308D3, 0x13198A2E03707344], dtype=np.uint64)
 
 
 def _check_words(words: int) -> None:
@@ -206,6 +202,12 @@ class NISTCounts:
             builder.add(part)
         return builder.finish()
 
+    def divisor(self) -> int:
+        """The greatest common divisor of every count and of the word total (1: none)."""
+        from ..._kernels.nist.counts import counts_gcd
+
+        return int(counts_gcd(self.table, self.words)) if self.words else 1
+
     def reduced(self) -> NISTCounts:
         """These counts and the word total divided by their greatest common divisor.
 
@@ -215,31 +217,28 @@ class NISTCounts:
         systems' rows) reduces to one pass's counts, which :meth:`digest` then
         finds equal.
         """
-        from ..._kernels.nist.counts import COUNT_MASK
+        from ..._kernels.nist.counts import divided
 
-        occupied = self.table[:, 1] != 0
-        counts = self.table[occupied, 1] & COUNT_MASK
-        divisor = int(np.gcd.reduce(counts.astype(np.int64), initial=self.words))
+        divisor = self.divisor()
         if divisor <= 1:
             return self
-        table = self.table.copy()
-        words = table[occupied, 1]
-        table[occupied, 1] = (words & ~COUNT_MASK) | ((words & COUNT_MASK) // np.uint64(divisor))
-        return NISTCounts(table, self.size, self.words // divisor, self.config)
+        return NISTCounts(divided(self.table, divisor), self.size, self.words // divisor,
+                          self.config)
 
     def __add__(self, other: NISTCounts) -> NISTCounts:
         return self.merge(other)
 
-    def digest(self) -> bytes:
-        """A digest of the counts as a multiset, whatever the table's layout: two 64-bit
-        sums of a mix of every row (different counts agree with probability about
-        2**-128, far below that of two n-grams sharing a 64-bit key)."""
-        rows = self.table[self.table[:, 1] != 0]
-        with np.errstate(over="ignore"):
-            entry = rows[:, 0] ^ (rows[:, 1] * np.uint64(0xC2B2AE3D27D4EB4F))
-            sums = [int(_mix(entry ^ np.uint64(seed)).sum(dtype=np.uint64))
-                    for seed in (0x243F6A8885A308D3, 0x13198A2E03707344)]
-        return repr((sums, self.words, len(self), self.config)).encode()
+    def digest(self, reduced: bool = False) -> bytes:
+        """A digest of the counts as a multiset, whatever the table's size and layout: two
+        64-bit sums of a mix of every row (different counts agree with probability about
+        2**-128, far below that of two n-grams sharing a 64-bit key).  With ``reduced``,
+        that of :meth:`reduced` (without making it)."""
+        from ..._kernels.nist.counts import digest_sums
+
+        divisor = self.divisor() if reduced else 1
+        sums = digest_sums(self.table, divisor, _SEEDS)
+        return repr(([int(x) for x in sums], self.words // divisor, len(self),
+                     self.config)).encode()
 
     def weights(self, variant: str = "nltk") -> NISTWeights:
         """The information weights of these counts, as one call over the whole corpus has them.
