@@ -11,8 +11,8 @@ per n-gram is kept but its key and count, 16 bytes a row.
 
 Kernels here never allocate by surprise: :func:`count_references` and
 :func:`add_table` stop before the table would pass its load limit and say
-where, so that the caller (which checks the memory first) grows it with
-:func:`grown` and goes on.
+where, so that the caller (which checks the memory first) allocates a larger
+one, fills it with :func:`rehash` and goes on.
 
 Two distinct n-grams of one order share a key with probability about
 ``D**2 / 2**65`` for ``D`` distinct n-grams of that order (3e-8 for a
@@ -167,10 +167,13 @@ def add_table(table, shift, size, limit, other, first):
 
 
 @njit(cache=True, nogil=True)
-def grown(table, bits):
-    """The rows of ``table`` in a new table of ``2**bits`` rows (at least as many)."""
-    bigger = np.zeros((1 << bits, 2), dtype=np.uint64)
-    shift = np.uint64(64 - bits)
+def rehash(table, bigger):
+    """Put the rows of ``table`` into ``bigger`` (empty, a power of two at least as large).
+
+    The caller allocates ``bigger`` (numpy asks the kernel for huge pages for
+    a large array, sparing the TLB misses of a table probed at random).
+    """
+    shift = np.uint64(64 - _bits(bigger.shape[0]))
     mask = bigger.shape[0] - 1
     for j in range(table.shape[0]):
         word = table[j, 1]
@@ -182,7 +185,15 @@ def grown(table, bits):
             i = (i + 1) & mask
         bigger[i, 0] = key
         bigger[i, 1] = word
-    return bigger
+
+
+@njit(cache=True, nogil=True)
+def _bits(rows):
+    """log2 of a power of two."""
+    bits = 0
+    while (1 << bits) < rows:
+        bits += 1
+    return bits
 
 
 @njit(cache=True, nogil=True)
@@ -228,12 +239,10 @@ def digest_sums(table, divisor, seeds):
 
 
 @njit(cache=True, nogil=True)
-def divided(table, divisor):
-    """A copy of ``table`` with every count divided by ``divisor`` (which divides them)."""
-    out = table.copy()
+def divide(out, divisor):
+    """Divide every count of table ``out`` by ``divisor`` (which divides them), in place."""
     d = np.uint64(divisor)
     for j in range(out.shape[0]):
         word = out[j, 1]
         if word != 0:
             out[j, 1] = (word & ~COUNT_MASK) | ((word & COUNT_MASK) // d)
-    return out

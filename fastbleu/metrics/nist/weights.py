@@ -71,11 +71,13 @@ class CountsBuilder:
         return np.uint64(64 - self.table.shape[0].bit_length() + 1)
 
     def _grow(self, at_least: int) -> None:
-        from ..._kernels.nist.counts import grown, rows_for
+        from ..._kernels.nist.counts import rehash, rows_for
 
         bits = max(rows_for(at_least), self.table.shape[0].bit_length())  # at least double
         check_table(16 << bits, self.table.nbytes, self.size)
-        self.table = grown(self.table, bits)
+        bigger = np.zeros((1 << bits, 2), dtype=np.uint64)
+        rehash(self.table, bigger)
+        self.table = bigger
 
     def add_references(self, ref_hashes, ref_start, ref_count, rows=None) -> CountsBuilder:
         """Count the references of segments ``rows`` (an index array; None: all)."""
@@ -217,13 +219,14 @@ class NISTCounts:
         systems' rows) reduces to one pass's counts, which :meth:`digest` then
         finds equal.
         """
-        from ..._kernels.nist.counts import divided
+        from ..._kernels.nist.counts import divide
 
         divisor = self.divisor()
         if divisor <= 1:
             return self
-        return NISTCounts(divided(self.table, divisor), self.size, self.words // divisor,
-                          self.config)
+        table = self.table.copy()
+        divide(table, divisor)
+        return NISTCounts(table, self.size, self.words // divisor, self.config)
 
     def __add__(self, other: NISTCounts) -> NISTCounts:
         return self.merge(other)
