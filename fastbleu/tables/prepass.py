@@ -236,9 +236,169 @@ def fitted(metric_set: MetricSet, weights: TableWeights, errors: str) -> Weighte
     return WeightedMetricSet(metric_set.metrics, weights, errors)
 
 
+class _Multiset:
+    """One weight group's reference rows so far: a multiset of row fingerprints, each with
+    the first row that has it (:func:`fastbleu._kernels.nist.rows.add_fingerprints`)."""
+
+    def __init__(self):
+        self.table = np.zeros((64, 3), dtype=np.uint64)
+        self.size = 0
+
+    def add(self, fingerprints: np.ndarray, rows: np.ndarray, first_row: int) -> None:
+        from .._kernels.nist.rows import add_fingerprints, rehash_fingerprints
+        from ..metrics.nist.memory import check_table
+
+        while True:
+            stop, self.size = add_fingerprints(self.table, self.size,
+                                               (3 * self.table.shape[0]) // 4, fingerprints,
+                                               rows, first_row)
+            if stop >= rows.size:
+                return
+            rows = rows[stop:]
+            check_table(2 * self.table.nbytes, self.table.nbytes)
+            bigger = np.zeros((2 * self.table.shape[0], 3), dtype=np.uint64)
+            rehash_fingerprints(self.table, bigger)
+            self.table = bigger
+
+    def plan(self) -> tuple:
+        """``(digest, first rows, times)``: the multiset divided by the greatest common
+        divisor of its counts (proportional multisets give equal weights, every weight being
+        a ratio of counts), its digest, and each distinct row's first row and count."""
+        from .._kernels.nist.rows import multiset_digest
+
+        used = self.table[self.table[:, 1] != 0]
+        fingerprints, counts = used[:, 0].copy(), used[:, 1].astype(np.int64)
+        divisor = int(np.gcd.reduce(counts)) if counts.size else 1
+        digest = (tuple(int(multiset_digest(fingerprints, counts, divisor, np.uint64(seed)))
+                        for seed in (0x243F6A8885A308D3, 0x13198A2E03707344)), counts.size)
+        order = np.argsort(used[:, 2])
+        return (digest, used[order, 2].astype(np.int64) - 1, counts[order] // divisor,
+                fingerprints[order])
+
+
+def _fingerprints(streams) -> np.ndarray:
+    """Every row's fingerprint of its reference texts (and of which are missing)."""
+    from .._kernels.nist.rows import mix_stream
+
+    out = np.zeros(len(streams[0]), dtype=np.uint64)
+    for stream in streams:
+        valid = stream.valid
+        mix_stream(out, stream.data, stream.offsets,
+                   np.zeros(0, dtype=bool) if valid is None else valid, valid is not None)
+    return out
+
+
+def _row_multisets(job, batches, columns: tuple) -> dict:
+    """The first read: every weight group's multiset of reference rows."""
+    from .._kernels.threads import ordered_map
+
+    def prepare(item):
+        batch, row = item
+        codes, keys = _keys_of(batch, columns, row, job.encoding_errors)
+        streams = reference_streams(batch, list(job.refs), row, job.encoding_errors)
+        return row, _by_key(codes, keys), _fingerprints(streams)
+
+    def numbered():
+        row = 0
+        for batch in batches:
+            if batch.num_rows:
+                yield batch, row
+            row += batch.num_rows
+
+    groups: dict = {}
+    for row, rows_of, fingerprints in ordered_map(prepare, numbered()):
+        for key, rows in rows_of.items():
+            if key not in groups:
+                groups[key] = _Multiset()
+            groups[key].add(fingerprints, rows, row)
+    return groups
+
+
+def count_distinct_rows(job, metric_set: MetricSet, groups: dict, batches, columns,
+                        total_rows: int | None = None) -> TableCounts:
+    """The second read: the n-grams of every distinct reference row of every class of weight
+    groups (groups with proportional multisets of rows), once, times its count.
+
+    ``groups`` maps every group's key to its :class:`_Multiset`; ``batches``
+    (the references, again) must hold the same rows as the first read.
+    """
+    import pyarrow as pa
+
+    from .._kernels.threads import ordered_map
+
+    metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
+    class_of, plans, digests = {}, [], {}
+    for key, multiset in groups.items():
+        digest, rows, times, fingerprints = multiset.plan()
+        if digest not in digests:
+            digests[digest] = len(plans)
+            plans.append((rows, times, fingerprints))
+        class_of[key] = digests[digest]
+    del groups
+    rows = np.concatenate([p[0] for p in plans]) if plans else np.zeros(0, dtype=np.int64)
+    order = np.argsort(rows, kind="stable")
+    rows = rows[order]
+    owner = np.repeat(np.arange(len(plans)), [p[0].size for p in plans])[order]
+    times = np.concatenate([p[1] for p in plans])[order] if plans else rows
+    expected = np.concatenate([p[2] for p in plans])[order] if plans else rows
+    del plans
+    counts = [[None] * len(digests) for _ in metrics]
+
+    def prepare(item):  # the rows some class counts, taken, checked, tokenized
+        batch, row = item
+        lo, hi = np.searchsorted(rows, [row, row + batch.num_rows])
+        if lo == hi:
+            return None
+        local = rows[lo:hi] - row
+        unique, where = np.unique(local, return_inverse=True)
+        streams = reference_streams(batch.take(pa.array(unique)), list(job.refs), row,
+                                    job.encoding_errors)
+        if (_fingerprints(streams)[where.ravel()] != expected[lo:hi]).any():
+            raise InputError(f"rows {row:,} to {row + batch.num_rows - 1:,}: the references "
+                             "differ from the first read of the table; did it change while it "
+                             "was read?")
+        return row, batch.num_rows, lo, hi, where.ravel(), \
+            [metric.tokenized_references(streams) for metric in metrics]
+
+    def numbered():
+        row = 0
+        for batch in batches:
+            if batch.num_rows:
+                yield batch, row
+            row += batch.num_rows
+
+    for item in ordered_map(prepare, numbered()):
+        if item is None:
+            continue
+        row, n_rows, lo, hi, where, refs_per_metric = item
+        classes = owner[lo:hi]
+        for m, (metric, refs) in enumerate(zip(metrics, refs_per_metric)):
+            for c in np.unique(classes):
+                mine = classes == c
+                try:
+                    counts[m][c] = metric.reference_counts(refs, rows=where[mine],
+                                                           times=times[lo:hi][mine],
+                                                           add_to=counts[m][c])
+                except MemoryError as error:
+                    if not isinstance(error, InputError):
+                        raise
+                    of = f" of {total_rows:,}" if total_rows else ""
+                    raise type(error)(f"counting the references of rows {row:,} to "
+                                      f"{row + n_rows - 1:,}{of}: {error}") from None
+    # every class has rows (every group has), so all were counted
+    return TableCounts(tuple(columns), [{key: per_class[c] for key, c in class_of.items()}
+                                        for per_class in counts])
+
+
 def first_pass(source, job, metric_set: MetricSet, columns, batches):
-    """For one process: ``(metric_set, batches)`` to score with, after reading the reference
-    and ``columns`` of ``source`` once if the job holds NIST (else both as they are)."""
+    """For one process: ``(metric_set, batches)`` to score with, after reading the references
+    and ``columns`` of ``source`` first if the job holds NIST (else both as they are).
+
+    Two reads: every weight group's multiset of reference rows
+    (fingerprints), then the references again, to count the n-grams of each
+    distinct row once per class of groups with proportional multisets (a
+    table of many systems over one test set counts that test set once).
+    """
     from .readers import open_table
 
     if not nist_positions(metric_set):
@@ -246,6 +406,9 @@ def first_pass(source, job, metric_set: MetricSet, columns, batches):
     columns = tuple(columns)
     table = open_table(source, list(dict.fromkeys([*job.refs, *columns])), job.batch_size,
                        dictionary_columns=list(columns), encoding_errors=job.encoding_errors)
-    counts = count_batches(job, metric_set, table.batches(), columns,
-                           total_rows=table.total_rows)
+    groups = _row_multisets(job, table.batches(), columns)
+    again = open_table(source, list(dict.fromkeys(job.refs)), job.batch_size,
+                       encoding_errors=job.encoding_errors)
+    counts = count_distinct_rows(job, metric_set, groups, again.batches(), columns,
+                                 total_rows=table.total_rows)
     return fitted(metric_set, counts.weights(metric_set), job.encoding_errors), batches

@@ -29,7 +29,6 @@ ORDER_MIX = np.uint64(0xD6E8FEB86659FD93)
 #: The order tag's place in a row's second word; the count is below it.
 TAG_SHIFT = np.uint64(40)
 COUNT_MASK = np.uint64((1 << 40) - 1)
-_ONE = np.uint64(1)
 #: The fewest rows of a table (2**MIN_BITS).
 MIN_BITS = 6
 
@@ -96,9 +95,10 @@ def _add(table, mask, shift, key, order, count):
 
 
 @njit(cache=True, nogil=True)
-def count_references(table, shift, size, limit, ref_hashes, ref_start, ref_count, rows, first,
-                     max_order):
-    """Count the reference n-grams of segments ``rows[first:]`` into ``table`` (in place).
+def count_references(table, shift, size, limit, ref_hashes, ref_start, ref_count, rows, times,
+                     first, max_order):
+    """Count the reference n-grams of segments ``rows[first:]`` into ``table`` (in place),
+    segment ``rows[j]`` ``times[j]`` times.
 
     Every order 1..``max_order`` of every present reference (``ref_count <
     0``: missing), a repeated reference counted each time, as NLTK counts
@@ -124,11 +124,12 @@ def count_references(table, shift, size, limit, ref_hashes, ref_start, ref_count
             need += ngram_total(ref_count[r, i], max_order)
         if size + need > limit:
             return j, size, words
+        m = np.uint64(times[j])
         for r in range(n_refs):
             c = ref_count[r, i]
             s = ref_start[r, i]
             if c > 0:
-                words += c
+                words += c * times[j]
             for p in range(c):
                 key = np.uint64(0)
                 for k in range(min(max_order, c - p)):
@@ -140,11 +141,11 @@ def count_references(table, shift, size, limit, ref_hashes, ref_start, ref_count
                         word = table[at, 1]
                         if word == 0:
                             table[at, 0] = key
-                            table[at, 1] = (tag << TAG_SHIFT) | _ONE
+                            table[at, 1] = (tag << TAG_SHIFT) | m
                             size += 1
                             break
                         if (word >> TAG_SHIFT) == tag and table[at, 0] == key:
-                            table[at, 1] = word + _ONE
+                            table[at, 1] = word + m
                             break
                         at = (at + 1) & mask
     return rows.size, size, words

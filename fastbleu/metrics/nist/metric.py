@@ -186,7 +186,8 @@ class NIST(Metric):
     def _config(self) -> tuple:
         return (self._tokenizer.signature, self.lowercase, self.max_ngram_order)
 
-    def reference_counts(self, references, tokenizer=None, *, rows=None, add_to=None):
+    def reference_counts(self, references, tokenizer=None, *, rows=None, times=None,
+                         add_to=None):
         """The reference n-gram counts of a piece of a corpus, to merge with other pieces'.
 
         Parameters
@@ -198,6 +199,9 @@ class NIST(Metric):
             Default: this metric's.
         rows : numpy.ndarray, optional
             Count only the references of these segments (indices).
+        times : numpy.ndarray, optional
+            How many times to count each of ``rows`` (positive integers; the
+            counts of a row repeated so many times).
         add_to : NISTCounts, optional
             Counts of earlier pieces (of this configuration) to add these to, in
             their own table: ``add_to`` is used up (not to be used after), and
@@ -224,14 +228,21 @@ class NIST(Metric):
                 streams = reference_streams(references, None)
             refs = References.cached(streams, tokenizer or self._tokenizer, self.lowercase)
         if add_to is None:
-            if rows is None:
+            if rows is None and times is None:
                 return NISTCounts.of_tokens(refs.hashes, refs.start, refs.count, self._config)
             builder = CountsBuilder(self._config)
         else:
             if not isinstance(add_to, NISTCounts) or add_to.config != self._config:
                 raise ValueError("add_to must be NISTCounts of this metric's configuration")
             builder = CountsBuilder.resume(add_to)
-        return builder.add_references(refs.hashes, refs.start, refs.count, rows).finish()
+        if times is not None:
+            times = np.asarray(times)
+            n = len(refs) if rows is None else len(rows)
+            if times.shape != (n,) or not np.issubdtype(times.dtype, np.integer) or \
+                    (times.size and times.min() < 1):
+                raise ValueError("times must hold a positive integer for each counted row")
+        return builder.add_references(refs.hashes, refs.start, refs.count, rows,
+                                      times).finish()
 
     def tokenized_references(self, streams, buffer=None) -> References:
         """Reference streams (text columns) tokenized as this metric tokenizes, for

@@ -79,8 +79,10 @@ class CountsBuilder:
         rehash(self.table, bigger)
         self.table = bigger
 
-    def add_references(self, ref_hashes, ref_start, ref_count, rows=None) -> CountsBuilder:
-        """Count the references of segments ``rows`` (an index array; None: all)."""
+    def add_references(self, ref_hashes, ref_start, ref_count, rows=None,
+                       times=None) -> CountsBuilder:
+        """Count the references of segments ``rows`` (an index array; None: all), each
+        ``times`` times (an array like ``rows``; None: once)."""
         from ..._kernels.nist.counts import count_references, load_limit
 
         ref_start = np.ascontiguousarray(ref_start, dtype=np.int64)
@@ -88,11 +90,13 @@ class CountsBuilder:
         if rows is None:
             rows = np.arange(ref_count.shape[1], dtype=np.int64)
         rows = np.ascontiguousarray(rows, dtype=np.int64)
+        times = np.ones(rows.size, dtype=np.int64) if times is None else \
+            np.ascontiguousarray(times, dtype=np.int64)
         first = 0
         while True:
             first, self.size, words = count_references(
                 self.table, self._shift, self.size, load_limit(self.table), ref_hashes,
-                ref_start, ref_count, rows, first, self.config[2])
+                ref_start, ref_count, rows, times, first, self.config[2])
             self.words += int(words)
             if first >= rows.size:
                 break
