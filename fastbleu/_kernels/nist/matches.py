@@ -204,6 +204,12 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                 for j in range(n_ids):
                     if ids_ref[j] == 0 or ids_count[j] != _UNKNOWN:
                         continue
+                    if ids_prefix[j] >= 0 and ids_count[ids_prefix[j]] <= 1:
+                        # its prefix occurs once (or not at all) in the corpus, so it does
+                        # too: it weighs log2(1 / 1) = 0 (nothing to look up)
+                        ids_count[j] = ids_count[ids_prefix[j]]
+                        ids_weight[j] = 0.0
+                        continue
                     key = ids_key[j]
                     tag = np.uint64(ids_order[j] + 1)
                     at = table_slot(key ^ (tag * ORDER_MIX), shift)
