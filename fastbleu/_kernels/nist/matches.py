@@ -198,42 +198,45 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                     ids_ref[local[at, _ID]] += 1
                     matched = True
             c = ref_count[r, i]
-            # The corpus counts of the matched n-grams not yet weighed: independent lookups,
-            # their cache misses overlapping.  A prefix has a lower id and is matched too.
+            # The corpus counts of the matched n-grams not yet weighed, order by order: the
+            # lookups of one order are independent (their cache misses overlap), and an
+            # n-gram's prefix (also matched) has its count from the order before.
             if matched:
-                for j in range(n_ids):
-                    if ids_ref[j] == 0 or ids_count[j] != _UNKNOWN:
-                        continue
-                    if ids_prefix[j] >= 0 and ids_count[ids_prefix[j]] <= 1:
-                        # its prefix occurs once (or not at all) in the corpus, so it does
-                        # too: it weighs log2(1 / 1) = 0 (nothing to look up)
-                        ids_count[j] = ids_count[ids_prefix[j]]
-                        ids_weight[j] = 0.0
-                        continue
-                    key = ids_key[j]
-                    tag = np.uint64(ids_order[j] + 1)
-                    at = table_slot(key ^ (tag * ORDER_MIX), shift)
-                    count = 0
-                    while True:
-                        word = table[at, 1]
-                        if word == 0:
-                            break
-                        if (word >> TAG_SHIFT) == tag and table[at, 0] == key:
-                            count = np.int64(word & COUNT_MASK)
-                            break
-                        at = (at + 1) & table_mask
-                    ids_count[j] = count
-                    prefix = words if ids_prefix[j] < 0 else ids_count[ids_prefix[j]]
-                    # 0 for an n-gram the counts lack (fixed weights of another corpus) or
-                    # whose prefix occurs once (then so does the n-gram: log2(1 / 1)).
-                    # NLTK: math.log(prefix / count, 2) = log(prefix / count) / log(2.0);
-                    # mteval: - log(count / prefix) / log 2
-                    if count <= 0 or prefix <= 1:
-                        ids_weight[j] = 0.0
-                    elif mteval:
-                        ids_weight[j] = -math.log(count / prefix) / log2
-                    else:
-                        ids_weight[j] = math.log(prefix / count) / log2
+                for k in range(max_order):
+                    for t in range(order_base[k], order_base[k] + n_distinct[k]):
+                        j = by_order[t]
+                        if ids_ref[j] == 0 or ids_count[j] != _UNKNOWN:
+                            continue
+                        if ids_prefix[j] >= 0 and ids_count[ids_prefix[j]] <= 1:
+                            # its prefix occurs once (or not at all) in the corpus, so it
+                            # does too: it weighs log2(1 / 1) = 0 (nothing to look up)
+                            ids_count[j] = ids_count[ids_prefix[j]]
+                            ids_weight[j] = 0.0
+                            continue
+                        key = ids_key[j]
+                        tag = np.uint64(k + 1)
+                        at = table_slot(key ^ (tag * ORDER_MIX), shift)
+                        count = 0
+                        while True:
+                            word = table[at, 1]
+                            if word == 0:
+                                break
+                            if (word >> TAG_SHIFT) == tag and table[at, 0] == key:
+                                count = np.int64(word & COUNT_MASK)
+                                break
+                            at = (at + 1) & table_mask
+                        ids_count[j] = count
+                        prefix = words if ids_prefix[j] < 0 else ids_count[ids_prefix[j]]
+                        # 0 for an n-gram the counts lack (fixed weights of another corpus)
+                        # or whose prefix occurs once (then so does the n-gram: log2(1 / 1)).
+                        # NLTK: math.log(prefix / count, 2) = log(prefix / count) / log(2.0);
+                        # mteval: - log(count / prefix) / log 2
+                        if count <= 0 or prefix <= 1:
+                            ids_weight[j] = 0.0
+                        elif mteval:
+                            ids_weight[j] = -math.log(count / prefix) / log2
+                        else:
+                            ids_weight[j] = math.log(prefix / count) / log2
             for k in range(max_order):
                 total = 0.0
                 comp = 0.0
