@@ -37,8 +37,10 @@ class NISTMemoryError(InputError, MemoryError):
     """
 
 
-def _gib(nbytes: float) -> str:
-    return f"{nbytes / 2**30:.1f} GiB"
+def _size(nbytes: float) -> str:
+    if nbytes >= 1 << 30:
+        return f"{nbytes / 2**30:.1f} GiB"
+    return f"{nbytes / 2**20:.1f} MiB"
 
 
 def _read_int(path: str) -> int | None:
@@ -161,10 +163,10 @@ def check_table(nbytes: int, held: int = 0, ngrams: int = 0) -> None:
 
 def message(nbytes: int, held: int, ngrams: int, free: tuple[int, str]) -> str:
     """The one line of :class:`NISTMemoryError`."""
-    now = f"{ngrams:,} distinct reference n-grams take {_gib(held)} and " if ngrams else ""
+    now = f"{ngrams:,} distinct reference n-grams take {_size(held)} and " if ngrams else ""
     return (f"NIST's information weights need the count of every distinct reference n-gram of "
             f"a corpus (a table's weight group) in memory at once: {now}the next step needs "
-            f"{_gib(nbytes)}, but only {_gib(free[0])} is {free[1]}; use a lower NIST order "
+            f"{_size(nbytes)}, but only {_size(free[0])} is {free[1]}; use a lower NIST order "
             f"(--nist-order, or NIST(max_ngram_order=...)), score fewer rows per run (each run "
             f"then weighs its own references), or give it more memory (a smaller batch does "
             f"not help); BLEU, chrF and TER need no such pass")
