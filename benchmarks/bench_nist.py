@@ -51,7 +51,9 @@ that both see the same load:
   3- to 5-gram is new), ``fastbleu PATH -m nist --quiet`` under
   ``--memory-limit`` GiB of address space (``ulimit -v``): wall, peak RSS,
   exit status and the last line of its standard error (a score, or the
-  one-line refusal with the options that help).
+  one-line refusal with the options that help);
+* with ``--baseline DIR`` (a folder holding another commit's ``fastbleu/``),
+  that tree's command-line NIST too, in the same alternation.
 
 Without ``../shared/wmt22`` both parts run on ``common``'s synthetic pairs (said in
 the output; only the code is measured then).
@@ -65,6 +67,8 @@ From the repository root::
     python benchmarks/bench_nist.py --table --json benchmarks/results/nist-table.json
     python benchmarks/bench_nist.py --scale --rows 1000000 --repeat 5 \\
         --json benchmarks/results/nist-scale.json
+    mkdir /tmp/before && git archive e3fb84e fastbleu | tar -x -C /tmp/before
+    python benchmarks/bench_nist.py --scale --repeat 3 --baseline /tmp/before
     python benchmarks/bench_nist.py --scale --rows 0 --distinct-rows 10000000 \\
         --memory-limit 8 --json benchmarks/results/nist-distinct.json
 """
@@ -162,9 +166,11 @@ _SCORE_TABLE = ("import sys; from fastbleu import score_table; "
                 "metrics=[sys.argv[2]])")
 
 
-def child(command: list[str], limit_gib: float | None = None) -> dict:
+def child(command: list[str], limit_gib: float | None = None, env: dict | None = None,
+          cwd: str | None = None) -> dict:
     """Wall, CPU seconds, peak RSS, exit status and the last line of standard error of one
-    child process (``os.wait4``: its own usage), under ``limit_gib`` of address space."""
+    child process (``os.wait4``: its own usage), under ``limit_gib`` of address space;
+    ``env`` adds to the environment."""
     def limited():
         if limit_gib:
             size = int(limit_gib * 2**30)
@@ -172,7 +178,8 @@ def child(command: list[str], limit_gib: float | None = None) -> dict:
 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=err, preexec_fn=limited)
+        process = subprocess.Popen(command, stdout=out, stderr=err, preexec_fn=limited,
+                                   env={**os.environ, **(env or {})}, cwd=cwd)
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         out.seek(0)
@@ -202,6 +209,8 @@ def run_scale(args) -> dict:
                           "--quiet"],
     }
     runs = {(way, m): [] for way in commands for m in ("bleu", "nist")}
+    if args.baseline:  # the command line's NIST of another tree, in the same alternation
+        runs["baseline", "nist"] = []
     for pair in range(args.repeat + 1):  # the first pair warms the caches, not counted
         for way, command in commands.items():
             for metric in ("bleu", "nist"):
@@ -210,6 +219,13 @@ def run_scale(args) -> dict:
                     raise SystemExit(f"{' '.join(command(metric))} failed: {result}")
                 if pair:
                     runs[way, metric].append(result)
+        if args.baseline:
+            result = child(commands["cli"]("nist"), env={"PYTHONPATH": str(args.baseline)},
+                           cwd=str(args.workdir))
+            if result["status"]:
+                raise SystemExit(f"the baseline failed: {result}")
+            if pair:
+                runs["baseline", "nist"].append(result)
         print(f"pair {pair}/{args.repeat}{' (warm-up)' if not pair else ''}: load average "
               f"{os.getloadavg()[0]:.2f}", flush=True)
     report = {"rows": args.rows, "table": path.name, "commands": {
@@ -223,6 +239,12 @@ def run_scale(args) -> dict:
             "ratio": {k: _spread([a[k] / b[k] for a, b in zip(nist, bleu)])
                       for k in ("wall", "cpu")},
         }
+    if args.baseline:
+        base = runs["baseline", "nist"]
+        report["baseline"] = {"tree": str(args.baseline), "nist": {
+            k: _spread([r[k] for r in base]) for k in ("wall", "cpu", "peak_mib")},
+            "ratio_to_bleu": {k: _spread([a[k] / b[k] for a, b in zip(base, runs["cli", "bleu"])])
+                              for k in ("wall", "cpu")}}
     report["groups_checked_exactly"] = check_groups(path, args.check_groups)
     report["runs"] = {f"{way}-{m}": rs for (way, m), rs in runs.items()}
     return report
@@ -304,6 +326,9 @@ def main(argv=None) -> int:
     parser.add_argument("--rows", type=int, default=1_000_000, help="--scale: 0 skips it")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/fastbleu-bench"))
     parser.add_argument("--check-groups", type=int, default=3)
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="--scale: also the command line's NIST of this tree (a folder "
+                             "holding another commit's fastbleu/), alternated with the rest")
     parser.add_argument("--distinct-rows", type=int, default=0,
                         help="--scale: rows of a table whose references are all distinct")
     parser.add_argument("--memory-limit", type=float, default=8.0,
@@ -323,6 +348,11 @@ def main(argv=None) -> int:
                       f"{part['ratio']['wall']['median']:.2f} (min {part['ratio']['wall']['min']:.2f}"
                       f", max {part['ratio']['wall']['max']:.2f}), CPU "
                       f"{part['ratio']['cpu']['median']:.2f}", flush=True)
+            if args.baseline:
+                base = scale["baseline"]
+                print(f"baseline cli: NIST {base['nist']['wall']['median']:.2f} s "
+                      f"({base['nist']['peak_mib']['max']} MiB): NIST/BLEU wall "
+                      f"{base['ratio_to_bleu']['wall']['median']:.2f}", flush=True)
         if args.distinct_rows:
             result["distinct"] = run_distinct(args)
         common.write_json(args.json, {"info": common.machine_info(argv=sys.argv[1:]), **result})

@@ -277,14 +277,15 @@ class _Multiset:
 
 
 def _fingerprints(streams) -> np.ndarray:
-    """Every row's fingerprint of its reference texts (and of which are missing)."""
+    """Every row's fingerprint of its present reference texts and their streams."""
     from .._kernels.nist.rows import mix_stream
 
     out = np.zeros(len(streams[0]), dtype=np.uint64)
-    for stream in streams:
+    for number, stream in enumerate(streams):
         valid = stream.valid
         mix_stream(out, stream.data, stream.offsets,
-                   np.zeros(0, dtype=bool) if valid is None else valid, valid is not None)
+                   np.zeros(0, dtype=bool) if valid is None else valid, valid is not None,
+                   number)
     return out
 
 

@@ -21,21 +21,27 @@ from numba import njit
 
 from ..text.hashing import finish, fnv_step, table_slot, FNV_OFFSET
 
-_MISSING = np.uint64(0x5851F42D4C957F2D)  # mixed in for a missing (null) reference
+_MISSING = np.uint64(0x5851F42D4C957F2D)  # times a stream's number, mixed into its texts
 _STREAM = np.uint64(0x9E3779B97F4A7C15)
 
 
 @njit(cache=True, nogil=True)
-def mix_stream(fingerprints, data, offsets, valid, has_valid):
-    """Mix one reference stream (a text column's bytes) into every row's fingerprint."""
+def mix_stream(fingerprints, data, offsets, valid, has_valid, stream):
+    """Mix reference stream ``stream`` (a text column's bytes) into every row's fingerprint.
+
+    A missing reference changes nothing (a row's n-grams are those of its
+    present references): a list column's rows then print alike whatever the
+    widest list of their batch, and a present one is mixed in with its
+    stream's number.
+    """
+    tag = np.uint64(stream + 1) * _MISSING
     for i in range(fingerprints.size):
         if has_valid and not valid[i]:
-            h = _MISSING
-        else:
-            h = FNV_OFFSET
-            for b in range(offsets[i], offsets[i + 1]):
-                h = fnv_step(h, data[b])
-            h = finish(h ^ np.uint64(offsets[i + 1] - offsets[i]))
+            continue
+        h = FNV_OFFSET
+        for b in range(offsets[i], offsets[i + 1]):
+            h = fnv_step(h, data[b])
+        h = finish(h ^ np.uint64(offsets[i + 1] - offsets[i]) ^ tag)
         fingerprints[i] = finish(fingerprints[i] * _STREAM + h)
 
 

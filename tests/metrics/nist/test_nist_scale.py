@@ -218,6 +218,20 @@ def test_a_table_that_changes_between_reads_is_one_line():
         count_distinct_rows(job, metric_set, groups, changed.to_batches(50), ("system",))
 
 
+@pytest.mark.parametrize("batch_size", [2, 1 << 16])
+def test_list_references_of_varying_widths_count_alike(batch_size):
+    # The widest list differs from batch to batch, and between a batch and the rows the
+    # second read takes from it (the second batch's wide row repeats the first's, so only
+    # its narrow row is counted again): a row's fingerprint must depend on neither.
+    refs = [["x y", "c", "d"], ["a"], ["x y", "c", "d"], ["b a"], ["c"], ["a", "b"]]
+    hyps = ["x y c", "a", "x", "b a", "c d", "a b"]
+    table = pa.table({"hyp": hyps, "refs": pa.array(refs, pa.list_(pa.string()))})
+    metric = NIST(tokenize="none", max_ngram_order=2)
+    result = score_table(table, refs="refs", metrics=[metric], batch_size=batch_size)
+    streams = [[r[k] if len(r) > k else None for r in refs] for k in range(3)]
+    assert result["score"][0].as_py() == metric.corpus_score(hyps, streams).score
+
+
 def test_null_and_empty_references_and_swapped_columns_are_different_rows():
     from fastbleu.tables.prepass import _fingerprints
 
