@@ -3,13 +3,25 @@
 NIST's information weights (Doddington, 2002) are counted over every
 reference of a corpus, so a table scored batch by batch (or partition by
 partition on a cluster) would give every batch the weights of its own
-references.  When NIST is among a job's metrics, the table is read once
-more first, its reference columns and group columns only, and every
-*weight group* gets the counts of all its references
-(:class:`~fastbleu.metrics.nist.weights.NISTCounts`, summable, so Dask
-partitions merge them in a tree); the scoring pass then gives every row the
-fixed weights of its group (:class:`WeightedMetricSet`).  BLEU, chrF and TER
-jobs never come here.
+references.  When NIST is among a job's metrics, the references are read
+first and every *weight group* gets the counts of all its references
+(:class:`~fastbleu.metrics.nist.weights.NISTCounts`); the scoring pass then
+gives every row the fixed weights of its group (:class:`WeightedMetricSet`).
+BLEU, chrF and TER jobs never come here.
+
+**Two reads** (:func:`first_pass`, one process).  The first reads the
+reference and group columns and keeps every group's multiset of reference
+rows (a 64-bit fingerprint of each row's present references, with the first
+row that has it: :class:`_Multiset`).  Groups whose multisets are the same
+up to a factor (every system of a test set, however often the table repeats
+it) have the same weights, every weight being a ratio of counts: they form
+one class.  The second read takes only the first row of every distinct
+reference row of every class, checks its fingerprint, tokenizes it and
+counts its n-grams once, times its multiplicity (divided by the class's
+greatest common divisor).  So the n-grams counted are those of the distinct
+rows of the distinct classes, not of the table's rows.  Dask partitions
+count their rows directly (:func:`count_batches`) and merge the counts in a
+tree.
 
 **What the corpus is.**  A weight group is a combination of the
 ``group_by`` values (the document column aside; without ``group_by``, the
@@ -26,8 +38,11 @@ documents of a group, its ``--segments-out`` rows and its resampled scores
 use the group's weights; a paired test weighs every system by its own
 references (its groups are the test's groups and the system column).
 
-Memory is that of the distinct reference n-grams of every group, not of
-the table.
+Memory is that of the distinct reference n-grams of every class (16 bytes
+each in a table 3/8 to 3/4 full) and of the distinct rows of every group (24
+bytes each, likewise), not of the table; both are checked before they grow
+(:mod:`fastbleu.metrics.nist.memory`), and a refusal names the rows being
+counted.
 """
 
 from __future__ import annotations
