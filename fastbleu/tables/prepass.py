@@ -149,6 +149,27 @@ def _prepared(job, columns: tuple, metrics: list, buffer=None):
     return prepare
 
 
+def _where(error: MemoryError, row: int, n_rows: int, total_rows: int | None) -> MemoryError:
+    """A metric's one-line memory refusal (an InputError) with the rows it was counting
+    and, for NIST's, what all of them would take at this rate; another MemoryError as it
+    is."""
+    if not isinstance(error, InputError):
+        return error
+    done = row + n_rows
+    where = f"counting the references of rows {row:,} to {done - 1:,}"
+    ngrams = getattr(error, "ngrams", 0)
+    if total_rows:
+        where += f" of {total_rows:,}"
+        if ngrams and total_rows > done:
+            from ..metrics.nist.memory import size_text, table_bytes
+
+            need = size_text(table_bytes(ngrams * total_rows // done))
+            where += f" (at this rate all of them need a table of about {need})"
+    refused = type(error)(f"{where}: {error}")
+    refused.ngrams = ngrams
+    return refused
+
+
 def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int = 0,
                   buffer=None, total_rows: int | None = None) -> TableCounts:
     """The first pass: every weight group's reference counts over record batches.
@@ -203,12 +224,7 @@ def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int =
             except MemoryError as error:
                 errors.append(error)
         if errors:
-            error = errors[0]
-            if not isinstance(error, InputError):
-                raise error
-            of = f" of {total_rows:,}" if total_rows else ""
-            raise type(error)(f"counting the references of rows {row:,} to "
-                              f"{row + n_rows - 1:,}{of}: {error}") from None
+            raise _where(errors[0], row, n_rows, total_rows)
     return TableCounts(columns, groups)
 
 
@@ -396,11 +412,7 @@ def count_distinct_rows(job, metric_set: MetricSet, groups: dict, batches, colum
                                                            times=times[lo:hi][mine],
                                                            add_to=counts[m][c])
                 except MemoryError as error:
-                    if not isinstance(error, InputError):
-                        raise
-                    of = f" of {total_rows:,}" if total_rows else ""
-                    raise type(error)(f"counting the references of rows {row:,} to "
-                                      f"{row + n_rows - 1:,}{of}: {error}") from None
+                    raise _where(error, row, n_rows, total_rows)
     # every class has rows (every group has), so all were counted
     return TableCounts(tuple(columns), [{key: per_class[c] for key, c in class_of.items()}
                                         for per_class in counts])

@@ -33,11 +33,15 @@ class NISTMemoryError(InputError, MemoryError):
     """NIST's reference n-gram counts do not fit in the memory this process may use.
 
     An :class:`~fastbleu.errors.InputError` (the command line prints its one
-    line and exits with status 2) and a :class:`MemoryError`.
+    line and exits with status 2) and a :class:`MemoryError`.  ``ngrams`` is
+    the number of distinct n-grams counted when it was raised (0: not known).
     """
 
+    ngrams = 0
 
-def _size(nbytes: float) -> str:
+
+def size_text(nbytes: float) -> str:
+    """``nbytes`` in GiB (from 1 GiB) or MiB, one decimal."""
     if nbytes >= 1 << 30:
         return f"{nbytes / 2**30:.1f} GiB"
     return f"{nbytes / 2**20:.1f} MiB"
@@ -158,15 +162,25 @@ def check_table(nbytes: int, held: int = 0, ngrams: int = 0) -> None:
     _unchecked = 0
     free = available()
     if free is not None and nbytes > _SHARE * free[0]:
-        raise NISTMemoryError(message(nbytes, held, ngrams, free))
+        error = NISTMemoryError(message(nbytes, held, ngrams, free))
+        error.ngrams = ngrams
+        raise error
+
+
+def table_bytes(ngrams: int) -> int:
+    """The bytes of a count table for ``ngrams`` distinct n-grams (a power of two of 16-byte
+    rows, at most 3/4 full)."""
+    from ..._kernels.nist.counts import rows_for
+
+    return 16 << rows_for(ngrams)
 
 
 def message(nbytes: int, held: int, ngrams: int, free: tuple[int, str]) -> str:
     """The one line of :class:`NISTMemoryError`."""
-    now = f"{ngrams:,} distinct reference n-grams take {_size(held)} and " if ngrams else ""
+    now = f"{ngrams:,} distinct reference n-grams take {size_text(held)} and " if ngrams else ""
     return (f"NIST's information weights need the count of every distinct reference n-gram of "
             f"a corpus (a table's weight group) in memory at once: {now}the next step needs "
-            f"{_size(nbytes)}, but only {_size(free[0])} is {free[1]}; use a lower NIST order "
-            f"(--nist-order, or NIST(max_ngram_order=...)), score fewer rows per run (each run "
-            f"then weighs its own references), or give it more memory (a smaller batch does "
-            f"not help); BLEU, chrF and TER need no such pass")
+            f"{size_text(nbytes)}, but only {size_text(free[0])} is {free[1]}; use a lower NIST "
+            f"order (--nist-order, or NIST(max_ngram_order=...)), score fewer rows per run "
+            f"(each run then weighs its own references), or give it more memory (a smaller "
+            f"batch does not help); BLEU, chrF and TER need no such pass")

@@ -294,7 +294,8 @@ def test_counts_past_the_memory_left_are_refused_in_one_line(tmp_path):
                          text=True, timeout=600, env=env)
     kind, text = json.loads(api.stdout)
     assert kind == "NISTMemoryError", api.stderr
-    assert text.startswith("counting the references of rows ") and " of 120,000: " in text
+    assert text.startswith("counting the references of rows ") and " of 120,000 (" in text
+    assert "at this rate all of them need a table of about " in text
     assert "ulimit" in text and "--nist-order" in text
     cli = subprocess.run([sys.executable, str(script), str(path), "cli"], capture_output=True,
                          text=True, timeout=600, env=env)
