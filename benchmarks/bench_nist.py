@@ -345,8 +345,9 @@ def main(argv=None) -> int:
                       f"({part['nist']['peak_mib']['max']} MiB), BLEU "
                       f"{part['bleu']['wall']['median']:.2f} s "
                       f"({part['bleu']['peak_mib']['max']} MiB): NIST/BLEU wall "
-                      f"{part['ratio']['wall']['median']:.2f} (min {part['ratio']['wall']['min']:.2f}"
-                      f", max {part['ratio']['wall']['max']:.2f}), CPU "
+                      f"{part['ratio']['wall']['median']:.2f} "
+                      f"(min {part['ratio']['wall']['min']:.2f}, "
+                      f"max {part['ratio']['wall']['max']:.2f}), CPU "
                       f"{part['ratio']['cpu']['median']:.2f}", flush=True)
             if args.baseline:
                 base = scale["baseline"]
