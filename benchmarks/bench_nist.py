@@ -51,9 +51,10 @@ that both see the same load:
   3- to 5-gram is new), ``fastbleu PATH -m nist --quiet`` under
   ``--memory-limit`` GiB of address space (``ulimit -v``): wall, peak RSS,
   exit status and the last line of its standard error (a score, or the
-  one-line refusal with the options that help);
+  one-line refusal with the options that help), and BLEU's the same way;
 * with ``--baseline DIR`` (a folder holding another commit's ``fastbleu/``),
-  that tree's command-line NIST too, in the same alternation.
+  that tree's command-line NIST too, in the same alternation (and on the
+  distinct table, under the same limit).
 
 Without ``../shared/wmt22`` both parts run on ``common``'s synthetic pairs (said in
 the output; only the code is measured then).
@@ -70,7 +71,7 @@ From the repository root::
     mkdir /tmp/before && git archive e3fb84e fastbleu | tar -x -C /tmp/before
     python benchmarks/bench_nist.py --scale --repeat 3 --baseline /tmp/before
     python benchmarks/bench_nist.py --scale --rows 0 --distinct-rows 10000000 \\
-        --memory-limit 8 --json benchmarks/results/nist-distinct.json
+        --memory-limit 8 --baseline /tmp/before --json benchmarks/results/nist-distinct.json
 """
 
 from __future__ import annotations
@@ -303,14 +304,21 @@ def distinct_table(rows: int, workdir: Path) -> Path:
 
 
 def run_distinct(args) -> dict:
-    """NIST of a table whose references are all distinct, under a memory limit."""
+    """NIST (and BLEU, and the baseline's NIST) of a table whose references are all distinct,
+    each under the memory limit."""
     path = distinct_table(args.distinct_rows, args.workdir)
     command = [sys.executable, "-m", "fastbleu", str(path), "-m", "nist", "--quiet"]
-    result = child(command, args.memory_limit)
-    print(json.dumps(result), flush=True)
+    runs = {"nist": child(command, args.memory_limit),
+            "bleu": child(command[:-3] + ["--quiet"], args.memory_limit)}
+    if args.baseline:
+        runs["baseline_nist"] = child(command, args.memory_limit,
+                                      env={"PYTHONPATH": str(args.baseline)},
+                                      cwd=str(args.workdir))
+    for name, result in runs.items():
+        print(name, json.dumps(result), flush=True)
     return {"rows": args.distinct_rows, "memory_limit_gib": args.memory_limit,
             "command": f"(ulimit -v {int(args.memory_limit * 2**20)}; fastbleu {path.name} "
-                       "-m nist --quiet)", **result}
+                       "-m nist --quiet)", **runs}
 
 
 def main(argv=None) -> int:
