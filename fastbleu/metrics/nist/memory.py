@@ -16,7 +16,6 @@ corpus).
 from __future__ import annotations
 
 import os
-import resource
 
 from ...errors import InputError
 
@@ -99,6 +98,10 @@ def _machine_free() -> int | None:
 
 def _rlimit_free() -> int | None:
     """The room left under ``ulimit -v`` (address space) and ``ulimit -d`` (data)."""
+    try:
+        import resource  # not on Windows
+    except ImportError:
+        return None
     room = []
     page = resource.getpagesize()
     status = {}
