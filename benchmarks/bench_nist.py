@@ -34,6 +34,28 @@ and 4,096 rows (NIST's first pass over the references included), against
 Every system's score must equal ``NIST().corpus_score`` of that system alone
 (``==``) at batch sizes 65,536, 4,096 and 97, and NLTK's to 1e-12 relative.
 
+``--scale`` measures NIST at scale, every run a fresh process (start-up
+included), NIST and BLEU alternated pair by pair after a warm-up pair so
+that both see the same load:
+
+* ``bench_table.py``'s Parquet file of ``--rows`` rows (the en/de WMT22
+  systems with their pair's first reference, cycled; 41 system/pair groups),
+  ``score_table(PATH, hyp="hyp", refs=["ref"], group_by=["system", "pair"],
+  metrics=[M])`` and the command line ``fastbleu PATH --hyp-column hyp
+  --ref-column ref --group-by system,pair -m M --quiet``: wall, CPU and peak
+  RSS of each, the NIST/BLEU ratio of every pair, and the first
+  ``--check-groups`` groups' NIST against ``NIST().corpus_score`` of the
+  group alone (``==``);
+* with ``--distinct-rows N``, a table of N rows whose references are all
+  distinct (seeded Zipf words from a vocabulary of a million: almost every
+  3- to 5-gram is new), ``fastbleu PATH -m nist --quiet`` under
+  ``--memory-limit`` GiB of address space (``ulimit -v``): wall, peak RSS,
+  exit status and the last line of its standard error (a score, or the
+  one-line refusal with the options that help), and BLEU's the same way;
+* with ``--baseline DIR`` (a folder holding another commit's ``fastbleu/``),
+  that tree's command-line NIST too, in the same alternation (and on the
+  distinct table, under the same limit).
+
 Without ``../shared/wmt22`` both parts run on ``common``'s synthetic pairs (said in
 the output; only the code is measured then).
 
@@ -44,6 +66,12 @@ From the repository root::
     python benchmarks/bench_nist.py --json benchmarks/results/nist.json
     python benchmarks/bench_nist.py --pairs de-en --segments 500   # quick look
     python benchmarks/bench_nist.py --table --json benchmarks/results/nist-table.json
+    python benchmarks/bench_nist.py --scale --rows 1000000 --repeat 5 \\
+        --json benchmarks/results/nist-scale.json
+    mkdir /tmp/before && git archive e3fb84e fastbleu | tar -x -C /tmp/before
+    python benchmarks/bench_nist.py --scale --repeat 3 --baseline /tmp/before
+    python benchmarks/bench_nist.py --scale --rows 0 --distinct-rows 10000000 \\
+        --memory-limit 8 --baseline /tmp/before --json benchmarks/results/nist-distinct.json
 """
 
 from __future__ import annotations
@@ -51,7 +79,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import resource
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -129,6 +162,165 @@ def run_table_pair(pair: str, repeat: int, tok, nltk_corpus_nist) -> dict:
     return out
 
 
+_SCORE_TABLE = ("import sys; from fastbleu import score_table; "
+                "score_table(sys.argv[1], hyp='hyp', refs=['ref'], group_by=['system', 'pair'], "
+                "metrics=[sys.argv[2]])")
+
+
+def child(command: list[str], limit_gib: float | None = None, env: dict | None = None,
+          cwd: str | None = None) -> dict:
+    """Wall, CPU seconds, peak RSS, exit status and the last line of standard error of one
+    child process (``os.wait4``: its own usage), under ``limit_gib`` of address space;
+    ``env`` adds to the environment."""
+    def limited():
+        if limit_gib:
+            size = int(limit_gib * 2**30)
+            resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=out, stderr=err, preexec_fn=limited,
+                                   env={**os.environ, **(env or {})}, cwd=cwd)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        out.seek(0)
+        err.seek(0)
+        lines = err.read().decode(errors="replace").strip().splitlines()
+        result = {"wall": round(wall, 3), "cpu": round(usage.ru_utime + usage.ru_stime, 3),
+                  "peak_mib": round(usage.ru_maxrss / 1024),
+                  "status": os.waitstatus_to_exitcode(status),
+                  "stderr_last": lines[-1] if lines else ""}
+        return result
+
+
+def _spread(values: list[float]) -> dict:
+    return {"min": round(min(values), 3), "median": round(statistics.median(values), 3),
+            "max": round(max(values), 3)}
+
+
+def run_scale(args) -> dict:
+    """NIST against BLEU on bench_table's table, through score_table and the command line."""
+    import bench_table
+
+    path = bench_table.table_path(args.workdir, args.rows)
+    commands = {
+        "api": lambda m: [sys.executable, "-c", _SCORE_TABLE, str(path), m],
+        "cli": lambda m: [sys.executable, "-m", "fastbleu", str(path), "--hyp-column", "hyp",
+                          "--ref-column", "ref", "--group-by", "system,pair", "-m", m,
+                          "--quiet"],
+    }
+    runs = {(way, m): [] for way in commands for m in ("bleu", "nist")}
+    if args.baseline:  # the command line's NIST of another tree, in the same alternation
+        runs["baseline", "nist"] = []
+    for pair in range(args.repeat + 1):  # the first pair warms the caches, not counted
+        for way, command in commands.items():
+            for metric in ("bleu", "nist"):
+                result = child(command(metric))
+                if result["status"]:
+                    raise SystemExit(f"{' '.join(command(metric))} failed: {result}")
+                if pair:
+                    runs[way, metric].append(result)
+        if args.baseline:
+            result = child(commands["cli"]("nist"), env={"PYTHONPATH": str(args.baseline)},
+                           cwd=str(args.workdir))
+            if result["status"]:
+                raise SystemExit(f"the baseline failed: {result}")
+            if pair:
+                runs["baseline", "nist"].append(result)
+        print(f"pair {pair}/{args.repeat}{' (warm-up)' if not pair else ''}: load average "
+              f"{os.getloadavg()[0]:.2f}", flush=True)
+    report = {"rows": args.rows, "table": path.name, "commands": {
+        way: " ".join(["python" if c == sys.executable else c for c in command("M")])
+        for way, command in commands.items()}}
+    for way in commands:
+        nist, bleu = runs[way, "nist"], runs[way, "bleu"]
+        report[way] = {
+            "nist": {k: _spread([r[k] for r in nist]) for k in ("wall", "cpu", "peak_mib")},
+            "bleu": {k: _spread([r[k] for r in bleu]) for k in ("wall", "cpu", "peak_mib")},
+            "ratio": {k: _spread([a[k] / b[k] for a, b in zip(nist, bleu)])
+                      for k in ("wall", "cpu")},
+        }
+    if args.baseline:
+        base = runs["baseline", "nist"]
+        report["baseline"] = {"tree": str(args.baseline), "nist": {
+            k: _spread([r[k] for r in base]) for k in ("wall", "cpu", "peak_mib")},
+            "ratio_to_bleu": {k: _spread([a[k] / b[k] for a, b in zip(base, runs["cli", "bleu"])])
+                              for k in ("wall", "cpu")}}
+    report["groups_checked_exactly"] = check_groups(path, args.check_groups)
+    report["runs"] = {f"{way}-{m}": rs for (way, m), rs in runs.items()}
+    return report
+
+
+def check_groups(path: Path, groups: int) -> int:
+    """The first ``groups`` groups' NIST of ``score_table`` (in this process, untimed) against
+    ``NIST().corpus_score`` of each group's rows alone (``==``)."""
+    import pyarrow.parquet as pq
+
+    from fastbleu import NIST, score_table
+
+    result = score_table(str(path), hyp="hyp", refs=["ref"], group_by=["system", "pair"],
+                         metrics=["nist"]).to_pylist()
+    data = pq.read_table(path).to_pandas()
+    checked = 0
+    for record in result[:groups]:
+        part = data[(data.system == record["system"]) & (data.pair == record["pair"])]
+        expected = NIST().corpus_score(part.hyp.tolist(), [part.ref.tolist()]).score
+        if record["score"] != expected:
+            raise SystemExit(f"group {record['system']}/{record['pair']}: {record} vs "
+                             f"{expected}")
+        checked += 1
+    return checked
+
+
+def distinct_table(rows: int, workdir: Path) -> Path:
+    """``rows`` rows of ``hyp, ref`` whose references are all distinct (seeded Zipf words,
+    a vocabulary of a million); written once, reused."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    path = workdir / f"distinct-{rows}.parquet"
+    if path.exists():
+        return path.resolve()
+    rng = np.random.default_rng(2022)
+    writer = None
+    start = time.perf_counter()
+    for first in range(0, rows, 200_000):
+        n = min(200_000, rows - first)
+        columns = {}
+        for name in ("hyp", "ref"):
+            ranks = np.minimum(rng.zipf(1.1, size=(n, 30)), 1_000_000)
+            lengths = rng.integers(10, 31, size=n)
+            columns[name] = [" ".join(map(str, ranks[i, :lengths[i]].tolist()))
+                             for i in range(n)]
+        table = pa.table(columns)
+        writer = writer or pq.ParquetWriter(path, table.schema)
+        writer.write_table(table, row_group_size=1 << 17)
+    writer.close()
+    print(f"built {path} ({path.stat().st_size / 2**20:.0f} MiB) in "
+          f"{time.perf_counter() - start:.1f} s", flush=True)
+    return path.resolve()
+
+
+def run_distinct(args) -> dict:
+    """NIST (and BLEU, and the baseline's NIST) of a table whose references are all distinct,
+    each under the memory limit."""
+    path = distinct_table(args.distinct_rows, args.workdir)
+    command = [sys.executable, "-m", "fastbleu", str(path), "-m", "nist", "--quiet"]
+    runs = {"nist": child(command, args.memory_limit),
+            "bleu": child(command[:-3] + ["--quiet"], args.memory_limit)}
+    if args.baseline:
+        runs["baseline_nist"] = child(command, args.memory_limit,
+                                      env={"PYTHONPATH": str(args.baseline)},
+                                      cwd=str(args.workdir))
+    for name, result in runs.items():
+        print(name, json.dumps(result), flush=True)
+    return {"rows": args.distinct_rows, "memory_limit_gib": args.memory_limit,
+            "command": f"(ulimit -v {int(args.memory_limit * 2**20)}; fastbleu {path.name} "
+                       "-m nist --quiet)", **runs}
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pairs", nargs="+", default=None,
@@ -137,7 +329,43 @@ def main(argv=None) -> int:
     parser.add_argument("--segments", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", default=None)
+    parser.add_argument("--scale", action="store_true",
+                        help="NIST against BLEU on a large table (and --distinct-rows)")
+    parser.add_argument("--rows", type=int, default=1_000_000, help="--scale: 0 skips it")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/fastbleu-bench"))
+    parser.add_argument("--check-groups", type=int, default=3)
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="--scale: also the command line's NIST of this tree (a folder "
+                             "holding another commit's fastbleu/), alternated with the rest")
+    parser.add_argument("--distinct-rows", type=int, default=0,
+                        help="--scale: rows of a table whose references are all distinct")
+    parser.add_argument("--memory-limit", type=float, default=8.0,
+                        help="--distinct-rows: GiB of address space (ulimit -v)")
     args = parser.parse_args(argv)
+    if args.scale:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        result = {}
+        if args.rows:
+            result["scale"] = scale = run_scale(args)
+            for way in ("api", "cli"):
+                part = scale[way]
+                print(f"{way}: NIST {part['nist']['wall']['median']:.2f} s "
+                      f"({part['nist']['peak_mib']['max']} MiB), BLEU "
+                      f"{part['bleu']['wall']['median']:.2f} s "
+                      f"({part['bleu']['peak_mib']['max']} MiB): NIST/BLEU wall "
+                      f"{part['ratio']['wall']['median']:.2f} "
+                      f"(min {part['ratio']['wall']['min']:.2f}, "
+                      f"max {part['ratio']['wall']['max']:.2f}), CPU "
+                      f"{part['ratio']['cpu']['median']:.2f}", flush=True)
+            if args.baseline:
+                base = scale["baseline"]
+                print(f"baseline cli: NIST {base['nist']['wall']['median']:.2f} s "
+                      f"({base['nist']['peak_mib']['max']} MiB): NIST/BLEU wall "
+                      f"{base['ratio_to_bleu']['wall']['median']:.2f}", flush=True)
+        if args.distinct_rows:
+            result["distinct"] = run_distinct(args)
+        common.write_json(args.json, {"info": common.machine_info(argv=sys.argv[1:]), **result})
+        return 0
 
     nltk = common.peer("nltk", required=True)  # noqa: F841
     from nltk.translate.nist_score import corpus_nist as nltk_corpus_nist

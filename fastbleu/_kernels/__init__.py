@@ -16,8 +16,9 @@ Grouped by pipeline stage and by metric, so that a metric's kernels are in its f
     chrf/            statistics (characters and words -> per-order counts), formula
     ter/             shifts (Tercom's shift search -> [edits, ref length]), distance (the
                      edit distances: banded with a trace, banded, bit-parallel)
-    nist/            table (reference n-grams -> weights -> weighted matches), corpus
-                     (reference counts of pieces, merged)
+    nist/            counts (reference n-gram counts, one table grown in place), matches
+                     (weighted matches, weights from two counts), rows (reference rows'
+                     fingerprints: a table's first pass), formula
     cuda/            the GPU path's kernels (numba's CUDA target, fastbleu.gpu): tokens,
                      counting, formula, reduce, pairwise; loader imports the CUDA target
     pairwise         MBR matrices: each sentence's n-grams once per source

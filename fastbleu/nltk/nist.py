@@ -104,13 +104,16 @@ def nist_length_penalty(ref_len, hyp_len):
 
 def _order_sums(segments, n: int):
     """NLTK's per-order numerator and denominator sums and its two lengths."""
-    from .._kernels.nist.table import information_weights, segment_matches
+    from .._kernels.nist.matches import segment_matches
+    from ..metrics.nist.weights import NISTCounts
 
-    weights = information_weights(segments.ref_keys, segments.ref_start, segments.ref_count,
-                                  n, False, np.uint64(0))
+    counts = NISTCounts.of_tokens(segments.ref_keys, segments.ref_start, segments.ref_count,
+                                  (None, False, n))
     num, den, ref_len = segment_matches(segments.hyp_keys, segments.hyp_start,
-                                        segments.hyp_count, segments.ref_count, weights, n,
-                                        False, COMPENSATED_SUM)
+                                        segments.hyp_count, segments.ref_keys,
+                                        segments.ref_start, segments.ref_count, counts.table,
+                                        counts.shift, counts.words, 0, n, False,
+                                        COMPENSATED_SUM)
     # NLTK adds the segments' numerators one by one (Counter +=): cumsum adds in that order.
     numerators = [float(np.cumsum(num[:, k])[-1]) for k in range(n)]
     denominators = [int(den[:, k].sum()) for k in range(n)]

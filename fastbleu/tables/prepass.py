@@ -3,13 +3,25 @@
 NIST's information weights (Doddington, 2002) are counted over every
 reference of a corpus, so a table scored batch by batch (or partition by
 partition on a cluster) would give every batch the weights of its own
-references.  When NIST is among a job's metrics, the table is read once
-more first, its reference columns and group columns only, and every
-*weight group* gets the counts of all its references
-(:class:`~fastbleu.metrics.nist_weights.NISTCounts`, summable, so Dask
-partitions merge them in a tree); the scoring pass then gives every row the
-fixed weights of its group (:class:`WeightedMetricSet`).  BLEU, chrF and TER
-jobs never come here.
+references.  When NIST is among a job's metrics, the references are read
+first and every *weight group* gets the counts of all its references
+(:class:`~fastbleu.metrics.nist.weights.NISTCounts`); the scoring pass then
+gives every row the fixed weights of its group (:class:`WeightedMetricSet`).
+BLEU, chrF and TER jobs never come here.
+
+**Two reads** (:func:`first_pass`, one process).  The first reads the
+reference and group columns and keeps every group's multiset of reference
+rows (a 64-bit fingerprint of each row's present references, with the first
+row that has it: :class:`_Multiset`).  Groups whose multisets are the same
+up to a factor (every system of a test set, however often the table repeats
+it) have the same weights, every weight being a ratio of counts: they form
+one class.  The second read takes only the first row of every distinct
+reference row of every class, checks its fingerprint, tokenizes it and
+counts its n-grams once, times its multiplicity (divided by the class's
+greatest common divisor).  So the n-grams counted are those of the distinct
+rows of the distinct classes, not of the table's rows.  Dask partitions
+count their rows directly (:func:`count_batches`) and merge the counts in a
+tree.
 
 **What the corpus is.**  A weight group is a combination of the
 ``group_by`` values (the document column aside; without ``group_by``, the
@@ -26,8 +38,11 @@ documents of a group, its ``--segments-out`` rows and its resampled scores
 use the group's weights; a paired test weighs every system by its own
 references (its groups are the test's groups and the system column).
 
-Memory is that of the distinct reference n-grams of every group, not of
-the table.
+Memory is that of the distinct reference n-grams of every class (16 bytes
+each in a table 3/8 to 3/4 full) and of the distinct rows of every group (24
+bytes each, likewise), not of the table; both are checked before they grow
+(:mod:`fastbleu.metrics.nist.memory`), and a refusal names the rows being
+counted.
 """
 
 from __future__ import annotations
@@ -37,7 +52,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from ..statistics.tokens import References
 from .columns import reference_streams
 from .groups import canonical_key, factorize
 from .metric_set import MetricSet
@@ -69,25 +83,6 @@ def _by_key(codes: np.ndarray, keys: list) -> dict:
     return rows
 
 
-def _row_ids(batch, refs) -> np.ndarray | None:
-    """Every row's reference texts as one code (equal codes: equal texts in every
-    reference column, nulls alike), or None for a list column.  Exact: Arrow compares
-    the strings."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    ids = np.zeros(batch.num_rows, dtype=np.int64)
-    for name in refs:
-        column = batch.column(name)
-        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
-            return None
-        encoded = pc.dictionary_encode(column, null_encoding="encode")
-        codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-        ids = np.unique(ids * (len(encoded.dictionary) + 1) + codes, return_inverse=True)[1]
-        ids = ids.ravel().astype(np.int64)
-    return ids
-
-
 @dataclass
 class TableCounts:
     """Reference n-gram counts of every weight group, for every NIST metric of a job.
@@ -107,7 +102,7 @@ class TableCounts:
         """The counts of several pieces of a table together (a new object)."""
         merged = []
         for per_metric in zip(self.counts, *(other.counts for other in others)):
-            pieces: dict = {}  # each group's pieces, merged once (one sort a group)
+            pieces: dict = {}  # each group's pieces, merged once
             for counts_of in per_metric:
                 for key, counts in counts_of.items():
                     pieces.setdefault(key, []).append(counts)
@@ -120,14 +115,15 @@ class TableCounts:
         metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
         weights = []
         for metric, per_metric in zip(metrics, self.counts):
-            # Systems over the same references have equal counts: weigh them once.
+            # Systems over the same references have proportional counts (equal, once
+            # reduced): one table for all of them.
             done, mine, digests = {}, {}, {}
             for key, counts in per_metric.items():
                 if id(counts) not in digests:  # groups may share one counted object
-                    digests[id(counts)] = counts.digest()
+                    digests[id(counts)] = counts.digest(reduced=True)
                 digest = digests[id(counts)]
                 if digest not in done:
-                    done[digest] = counts.weights(metric.variant)
+                    done[digest] = counts.reduced().weights(metric.variant)
                 mine[key] = done[digest]
             weights.append(mine)
         return TableWeights(self.columns, weights)
@@ -141,66 +137,95 @@ class TableWeights:
     weights: list
 
 
-class _Pending:
-    """One group's counts while batches come: merged when the pending ones outgrow them,
-    so that the work stays about linear and memory within twice the distinct n-grams."""
+def _prepared(job, columns: tuple, metrics: list, buffer=None):
+    """What counting a record batch needs, made off the counting thread: its rows by weight
+    group and its references tokenized by every metric."""
+    def prepare(item):
+        batch, row = item
+        codes, keys = _keys_of(batch, columns, row, job.encoding_errors)
+        streams = reference_streams(batch, list(job.refs), row, job.encoding_errors)
+        refs = [metric.tokenized_references(streams, buffer) for metric in metrics]
+        return batch.num_rows, row, _by_key(codes, keys), refs
+    return prepare
 
-    def __init__(self, counts):
-        self.merged, self.pending, self.size = counts, [], 0
 
-    def add(self, counts) -> None:
-        self.pending.append(counts)
-        self.size += len(counts)
-        if self.size > max(len(self.merged), 1 << 16):
-            self.flush()
+def _where(error: MemoryError, row: int, n_rows: int, total_rows: int | None) -> MemoryError:
+    """A metric's one-line memory refusal (an InputError) with the rows it was counting
+    and, for NIST's, what all of them would take at this rate; another MemoryError as it
+    is."""
+    if not isinstance(error, InputError):
+        return error
+    done = row + n_rows
+    where = f"counting the references of rows {row:,} to {done - 1:,}"
+    ngrams = getattr(error, "ngrams", 0)
+    if total_rows:
+        where += f" of {total_rows:,}"
+        if ngrams and total_rows > done:
+            from ..metrics.nist.memory import size_text, table_bytes
 
-    def flush(self):
-        if self.pending:
-            self.merged = self.merged.merge(*self.pending)
-            self.pending, self.size = [], 0
-        return self.merged
+            need = size_text(table_bytes(ngrams * total_rows // done))
+            where += f" (at this rate all of them need a table of about {need})"
+    refused = type(error)(f"{where}: {error}")
+    refused.ngrams = ngrams
+    return refused
 
 
 def count_batches(job, metric_set: MetricSet, batches, columns, first_row: int = 0,
-                  buffer=None) -> TableCounts:
+                  buffer=None, total_rows: int | None = None) -> TableCounts:
     """The first pass: every weight group's reference counts over record batches.
 
     ``batches`` need hold only the job's reference columns and ``columns``.
+    Every group's counts grow in place batch by batch (``reference_counts``'s
+    ``add_to``), so memory is that of the distinct reference n-grams of every
+    group.  Without a ``buffer`` (one process), the batches are tokenized on
+    the pool's threads, and the groups of a batch counted side by side there
+    and in this thread; with one (a Dask task, already one of many), all in
+    this thread.  A metric's refusal for
+    memory names the rows it was counting (of ``total_rows``, when known).
     """
-    from ..statistics.tokens import HashBuffer
-
     columns = tuple(columns)
     metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
     groups = [{} for _ in metrics]
-    buffer = buffer or HashBuffer()
-    row = first_row
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        codes, keys = _keys_of(batch, columns, row, job.encoding_errors)
-        rows_of = _by_key(codes, keys)
-        streams = reference_streams(batch, list(job.refs), row, job.encoding_errors)
-        # Groups of the batch with the same reference rows (systems of one test set) have
-        # the same counts: count them once.
-        ids = _row_ids(batch, job.refs) if len(rows_of) > 1 else None
-        for metric, per_group in zip(metrics, groups):
-            refs = metric.tokenized_references(streams, buffer)
-            same: dict = {}
-            for key, rows in rows_of.items():
-                take = slice(None) if rows.size == batch.num_rows else rows
-                texts = None if ids is None else np.sort(ids[rows]).tobytes()
-                counts = same.get(texts)
-                if counts is None:
-                    counts = metric.reference_counts(
-                        References(refs.hashes, refs.start[:, take], refs.count[:, take]))
-                    if texts is not None:
-                        same[texts] = counts
-                if key in per_group:
-                    per_group[key].add(counts)
-                else:
-                    per_group[key] = _Pending(counts)
-        row += batch.num_rows
-    return TableCounts(columns, [{k: p.flush() for k, p in g.items()} for g in groups])
+    prepare = _prepared(job, columns, metrics, buffer)
+
+    def numbered():
+        row = first_row
+        for batch in batches:
+            if batch.num_rows:
+                yield batch, row
+            row += batch.num_rows
+
+    if buffer is None:
+        from .._kernels.threads import ordered_map, submit
+
+        prepared = ordered_map(prepare, numbered())
+    else:
+        prepared, submit = map(prepare, numbered()), None
+    for n_rows, row, rows_of, refs_per_metric in prepared:
+        def count(task):
+            per_group, metric, refs, key, rows = task
+            per_group[key] = metric.reference_counts(
+                refs, rows=None if rows.size == n_rows else rows, add_to=per_group.get(key))
+
+        # every group's counts on their own (the pool's threads and this one)
+        tasks = [(per_group, metric, refs, key, rows)
+                 for metric, per_group, refs in zip(metrics, groups, refs_per_metric)
+                 for key, rows in rows_of.items()]
+        futures = [submit(count, task) for task in tasks[1:]] if submit else []
+        errors = []
+        for task in tasks[:1] if futures else tasks:
+            try:
+                count(task)
+            except MemoryError as error:
+                errors.append(error)
+        for future in futures:
+            try:
+                future.result()
+            except MemoryError as error:
+                errors.append(error)
+        if errors:
+            raise _where(errors[0], row, n_rows, total_rows)
+    return TableCounts(columns, groups)
 
 
 class WeightedMetricSet(MetricSet):
@@ -242,9 +267,166 @@ def fitted(metric_set: MetricSet, weights: TableWeights, errors: str) -> Weighte
     return WeightedMetricSet(metric_set.metrics, weights, errors)
 
 
+class _Multiset:
+    """One weight group's reference rows so far: a multiset of row fingerprints, each with
+    the first row that has it (:func:`fastbleu._kernels.nist.rows.add_fingerprints`)."""
+
+    def __init__(self):
+        self.table = np.zeros((64, 3), dtype=np.uint64)
+        self.size = 0
+
+    def add(self, fingerprints: np.ndarray, rows: np.ndarray, first_row: int) -> None:
+        from .._kernels.nist.rows import add_fingerprints, rehash_fingerprints
+        from ..metrics.nist.memory import check_table
+
+        while True:
+            stop, self.size = add_fingerprints(self.table, self.size,
+                                               (3 * self.table.shape[0]) // 4, fingerprints,
+                                               rows, first_row)
+            if stop >= rows.size:
+                return
+            rows = rows[stop:]
+            check_table(2 * self.table.nbytes, self.table.nbytes)
+            bigger = np.zeros((2 * self.table.shape[0], 3), dtype=np.uint64)
+            rehash_fingerprints(self.table, bigger)
+            self.table = bigger
+
+    def plan(self) -> tuple:
+        """``(digest, first rows, times)``: the multiset divided by the greatest common
+        divisor of its counts (proportional multisets give equal weights, every weight being
+        a ratio of counts), its digest, and each distinct row's first row and count."""
+        from .._kernels.nist.rows import multiset_digest
+
+        used = self.table[self.table[:, 1] != 0]
+        fingerprints, counts = used[:, 0].copy(), used[:, 1].astype(np.int64)
+        divisor = int(np.gcd.reduce(counts)) if counts.size else 1
+        digest = (tuple(int(multiset_digest(fingerprints, counts, divisor, np.uint64(seed)))
+                        for seed in (0x243F6A8885A308D3, 0x13198A2E03707344)), counts.size)
+        order = np.argsort(used[:, 2])
+        return (digest, used[order, 2].astype(np.int64) - 1, counts[order] // divisor,
+                fingerprints[order])
+
+
+def _fingerprints(streams) -> np.ndarray:
+    """Every row's fingerprint of its present reference texts and their streams."""
+    from .._kernels.nist.rows import mix_stream
+
+    out = np.zeros(len(streams[0]), dtype=np.uint64)
+    for number, stream in enumerate(streams):
+        valid = stream.valid
+        mix_stream(out, stream.data, stream.offsets,
+                   np.zeros(0, dtype=bool) if valid is None else valid, valid is not None,
+                   number)
+    return out
+
+
+def _row_multisets(job, batches, columns: tuple) -> dict:
+    """The first read: every weight group's multiset of reference rows."""
+    from .._kernels.threads import ordered_map
+
+    def prepare(item):
+        batch, row = item
+        codes, keys = _keys_of(batch, columns, row, job.encoding_errors)
+        streams = reference_streams(batch, list(job.refs), row, job.encoding_errors)
+        return row, _by_key(codes, keys), _fingerprints(streams)
+
+    def numbered():
+        row = 0
+        for batch in batches:
+            if batch.num_rows:
+                yield batch, row
+            row += batch.num_rows
+
+    groups: dict = {}
+    for row, rows_of, fingerprints in ordered_map(prepare, numbered()):
+        for key, rows in rows_of.items():
+            if key not in groups:
+                groups[key] = _Multiset()
+            groups[key].add(fingerprints, rows, row)
+    return groups
+
+
+def count_distinct_rows(job, metric_set: MetricSet, groups: dict, batches, columns,
+                        total_rows: int | None = None) -> TableCounts:
+    """The second read: the n-grams of every distinct reference row of every class of weight
+    groups (groups with proportional multisets of rows), once, times its count.
+
+    ``groups`` maps every group's key to its :class:`_Multiset`; ``batches``
+    (the references, again) must hold the same rows as the first read.
+    """
+    import pyarrow as pa
+
+    from .._kernels.threads import ordered_map
+
+    metrics = [metric_set.metrics[i] for i in nist_positions(metric_set)]
+    class_of, plans, digests = {}, [], {}
+    for key, multiset in groups.items():
+        digest, rows, times, fingerprints = multiset.plan()
+        if digest not in digests:
+            digests[digest] = len(plans)
+            plans.append((rows, times, fingerprints))
+        class_of[key] = digests[digest]
+    del groups
+    rows = np.concatenate([p[0] for p in plans]) if plans else np.zeros(0, dtype=np.int64)
+    order = np.argsort(rows, kind="stable")
+    rows = rows[order]
+    owner = np.repeat(np.arange(len(plans)), [p[0].size for p in plans])[order]
+    times = np.concatenate([p[1] for p in plans])[order] if plans else rows
+    expected = np.concatenate([p[2] for p in plans])[order] if plans else rows
+    del plans
+    counts = [[None] * len(digests) for _ in metrics]
+
+    def prepare(item):  # the rows some class counts, taken, checked, tokenized
+        batch, row = item
+        lo, hi = np.searchsorted(rows, [row, row + batch.num_rows])
+        if lo == hi:
+            return None
+        local = rows[lo:hi] - row
+        unique, where = np.unique(local, return_inverse=True)
+        streams = reference_streams(batch.take(pa.array(unique)), list(job.refs), row,
+                                    job.encoding_errors)
+        if (_fingerprints(streams)[where.ravel()] != expected[lo:hi]).any():
+            raise InputError(f"rows {row:,} to {row + batch.num_rows - 1:,}: the references "
+                             "differ from the first read of the table; did it change while it "
+                             "was read?")
+        return row, batch.num_rows, lo, hi, where.ravel(), \
+            [metric.tokenized_references(streams) for metric in metrics]
+
+    def numbered():
+        row = 0
+        for batch in batches:
+            if batch.num_rows:
+                yield batch, row
+            row += batch.num_rows
+
+    for item in ordered_map(prepare, numbered()):
+        if item is None:
+            continue
+        row, n_rows, lo, hi, where, refs_per_metric = item
+        classes = owner[lo:hi]
+        for m, (metric, refs) in enumerate(zip(metrics, refs_per_metric)):
+            for c in np.unique(classes):
+                mine = classes == c
+                try:
+                    counts[m][c] = metric.reference_counts(refs, rows=where[mine],
+                                                           times=times[lo:hi][mine],
+                                                           add_to=counts[m][c])
+                except MemoryError as error:
+                    raise _where(error, row, n_rows, total_rows)
+    # every class has rows (every group has), so all were counted
+    return TableCounts(tuple(columns), [{key: per_class[c] for key, c in class_of.items()}
+                                        for per_class in counts])
+
+
 def first_pass(source, job, metric_set: MetricSet, columns, batches):
-    """For one process: ``(metric_set, batches)`` to score with, after reading the reference
-    and ``columns`` of ``source`` once if the job holds NIST (else both as they are)."""
+    """For one process: ``(metric_set, batches)`` to score with, after reading the references
+    and ``columns`` of ``source`` first if the job holds NIST (else both as they are).
+
+    Two reads: every weight group's multiset of reference rows
+    (fingerprints), then the references again, to count the n-grams of each
+    distinct row once per class of groups with proportional multisets (a
+    table of many systems over one test set counts that test set once).
+    """
     from .readers import open_table
 
     if not nist_positions(metric_set):
@@ -252,5 +434,9 @@ def first_pass(source, job, metric_set: MetricSet, columns, batches):
     columns = tuple(columns)
     table = open_table(source, list(dict.fromkeys([*job.refs, *columns])), job.batch_size,
                        dictionary_columns=list(columns), encoding_errors=job.encoding_errors)
-    counts = count_batches(job, metric_set, table.batches(), columns)
+    groups = _row_multisets(job, table.batches(), columns)
+    again = open_table(source, list(dict.fromkeys(job.refs)), job.batch_size,
+                       encoding_errors=job.encoding_errors)
+    counts = count_distinct_rows(job, metric_set, groups, again.batches(), columns,
+                                 total_rows=table.total_rows)
     return fitted(metric_set, counts.weights(metric_set), job.encoding_errors), batches

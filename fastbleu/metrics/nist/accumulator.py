@@ -96,15 +96,7 @@ class NISTAccumulator(Accumulator):
         metric = self.metric
         refs = _concatenated(self._refs)
         hyp = _concatenated(self._hyps)
-        weights = metric._weights(refs)
-        from ..._kernels.nist.table import segment_matches
-        from ...nltk.nist import COMPENSATED_SUM
-        from .formula import statistics_rows
-
-        num, den, ref_len = segment_matches(hyp.hashes, hyp.start[0], hyp.count[0], refs.count,
-                                            weights, metric.max_ngram_order,
-                                            metric.variant == "mteval", COMPENSATED_SUM)
-        rows = statistics_rows(hyp.count[0], num, den, ref_len, metric.variant)
+        rows = metric._matched_rows(hyp, refs, metric._weights(refs))
         return rows.sum(axis=0)
 
     def score(self):

@@ -137,7 +137,7 @@ class NISTFormula(Formula):
     # -- scores ----------------------------------------------------------------------------
 
     def _kernel_scores(self, rows: np.ndarray) -> np.ndarray:
-        from ..._kernels.nist.table import nist_scores
+        from ..._kernels.nist.formula import nist_scores
 
         rows = np.ascontiguousarray(rows, dtype=np.int64).reshape(-1, self.row_width)
         out = np.empty(rows.shape[0], dtype=np.float64)

@@ -8,13 +8,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..._kernels.bleu.counting import MAX_AVERAGED_REFERENCES
-from ...statistics.tokens import References
+from ...statistics.tokens import BATCH_SIZE, BufferPairs, References
 from ...inputs.text import TextColumn
 from ...tokenizers import DEFAULT_TOKENIZER, get_tokenizer
 from ..base import Metric
 from ...inputs.references import reference_streams
 from .formula import NISTFormula, statistics_rows
 from .score import NISTSignature
+from .weights import CountsBuilder, NISTCounts, NISTWeights
 
 
 class NIST(Metric):
@@ -26,7 +27,7 @@ class NIST(Metric):
     penalty ``exp(beta * log(min(ratio, 1))**2)`` that is 0.5 at a length
     ratio of 2/3.  With ``variant="nltk"`` (default) every number is NLTK's
     ``corpus_nist`` of the tokens (to ~1e-15 relative; see
-    :mod:`fastbleu.metrics.nist_formula`); ``variant="mteval"`` is NIST's
+    :mod:`fastbleu.metrics.nist.formula`); ``variant="mteval"`` is NIST's
     ``mteval-v13a.pl`` as published (counts clipped by their largest count in
     any reference, the average reference length, ``max(count, 1)``
     denominators).  :mod:`fastbleu.nltk.nist` lists the differences.
@@ -107,7 +108,7 @@ class NIST(Metric):
 
     @property
     def formula(self) -> NISTFormula:
-        """The :class:`~fastbleu.metrics.nist_formula.NISTFormula` of this configuration."""
+        """The :class:`~fastbleu.metrics.nist.formula.NISTFormula` of this configuration."""
         return self._formula
 
     def options(self) -> dict:
@@ -124,58 +125,60 @@ class NIST(Metric):
     def _rows(self, hypotheses, references, first: int, last: int, buffers) -> np.ndarray:
         # A corpus pass: the batch pipeline hands over the whole input (first=0, last=n),
         # whose references give the weights (the cached ones theirs, computed once).
-        return self._statistics(hypotheses, references)
+        return self._statistics(hypotheses, references, buffers=buffers)
 
     def _weights(self, refs: References):
-        from ..._kernels.text.hashing import hash_bytes
-        from ..._kernels.nist.table import information_weights
+        """The information weights of these tokenized references (their counts)."""
+        counts = NISTCounts.of_tokens(refs.hashes, refs.start, refs.count, self._config)
+        return counts.weights(self.variant)
 
-        mteval = self.variant == "mteval"
-        # mteval's Perl reads a bigram's prefix "0" as false (see information_weights)
-        zero = hash_bytes(np.frombuffer(b"0", dtype=np.uint8), 0, 1) if mteval else np.uint64(0)
-        return information_weights(refs.hashes, refs.start, refs.count, self.max_ngram_order,
-                                   mteval, zero)
-
-    def _statistics(self, hyps: TextColumn, refs, tokenizer=None) -> np.ndarray:
-        """Rows of every segment: the weights of these references (or the cached ones)."""
-        from ..._kernels.nist.table import segment_matches
-        from ...nltk.nist import COMPENSATED_SUM
-
+    def _statistics(self, hyps: TextColumn, refs, tokenizer=None, buffers=None) -> np.ndarray:
+        """Rows of every segment: with the fixed weights (of the whole table's group, or
+        given), else those of these references (or the cached ones)."""
         tokenizer = tokenizer or self._tokenizer
-        hyp = References.cached([hyps], tokenizer, self.lowercase)
         parts = self._batch_weights or ([(None, self._fixed)] if self._fixed else None)
-        if parts is not None:
+        if parts is None and isinstance(refs, References) and refs is self._ref_cache:
+            parts = [(None, self._cached_weights)]
+        if len(hyps) > BATCH_SIZE:  # compacted, 8 bytes a token (a buffer takes 8 a byte)
+            hyp = References.cached([hyps], tokenizer, self.lowercase)
             if not isinstance(refs, References):
                 refs = References.cached(refs, tokenizer, self.lowercase)
-            return self._fixed_rows(hyp, refs, parts)
-        if isinstance(refs, References) and refs is self._ref_cache:
-            weights = self._cached_weights
-        else:
+            return self._weighted_rows(hyp, refs, parts)
+        with BufferPairs.of(buffers).borrowed() as (hyp_buffer, ref_buffer):
+            hyp = References.tokenized([hyps], tokenizer, self.lowercase, hyp_buffer)
             if not isinstance(refs, References):
-                refs = References.cached(refs, tokenizer, self.lowercase)
-            weights = self._weights(refs)
-        num, den, ref_len = segment_matches(hyp.hashes, hyp.start[0], hyp.count[0], refs.count,
-                                            weights, self.max_ngram_order,
-                                            self.variant == "mteval", COMPENSATED_SUM)
-        return statistics_rows(hyp.count[0], num, den, ref_len, self.variant)
+                refs = References.tokenized(refs, tokenizer, self.lowercase, ref_buffer)
+            return self._weighted_rows(hyp, refs, parts)
 
-    def _fixed_rows(self, hyp: References, refs: References, parts) -> np.ndarray:
-        """Rows with fixed weights: ``parts`` pairs rows (None: all) with their weights."""
-        from ..._kernels.nist.table import segment_matches
+    def _weighted_rows(self, hyp: References, refs: References, parts) -> np.ndarray:
+        """Rows of tokenized segments; ``parts`` pairs rows (an index array; None: all) with
+        their weights (None: the weights of ``refs``)."""
+        if parts is None:
+            parts = [(None, self._weights(refs))]
+        out = np.empty((len(refs), self.formula.row_width), dtype=np.int64)
+        for rows, weights in parts:
+            if rows is None:
+                out[:] = self._matched_rows(hyp, refs, weights)
+            else:
+                out[rows] = self._matched_rows(hyp, refs, weights, rows)
+        return out
+
+    def _matched_rows(self, hyp: References, refs: References, weights, rows=None):
+        """Statistics rows of segments ``rows`` (None: all) weighed by ``weights``."""
+        from ..._kernels.nist.matches import segment_matches
         from ...nltk.nist import COMPENSATED_SUM
 
-        out = np.empty((len(refs), self.formula.row_width), dtype=np.int64)
-        for rows, fixed in parts:
-            take = slice(None) if rows is None else rows
-            h_start = np.ascontiguousarray(hyp.start[0][take])
-            h_count = np.ascontiguousarray(hyp.count[0][take])
-            r_count = np.ascontiguousarray(refs.count[:, take])
-            weights = fixed.for_references(refs.hashes, refs.start[:, take], r_count)
-            num, den, ref_len = segment_matches(hyp.hashes, h_start, h_count, r_count, weights,
-                                                self.max_ngram_order, self.variant == "mteval",
-                                                COMPENSATED_SUM)
-            out[take] = statistics_rows(h_count, num, den, ref_len, self.variant)
-        return out
+        h_start, h_count = hyp.start[0], hyp.count[0]
+        r_start, r_count = refs.start, refs.count
+        if rows is not None:
+            h_start, h_count = h_start[rows], h_count[rows]
+            r_start, r_count = r_start[:, rows], r_count[:, rows]
+        table, shift, words, zero = weights.kernel_arguments()
+        num, den, ref_len = segment_matches(hyp.hashes, h_start, h_count, refs.hashes, r_start,
+                                            r_count, table, shift, words, zero,
+                                            self.max_ngram_order, self.variant == "mteval",
+                                            COMPENSATED_SUM)
+        return statistics_rows(h_count, num, den, ref_len, self.variant)
 
     # -- weights of a corpus in pieces ---------------------------------------------------
 
@@ -183,7 +186,8 @@ class NIST(Metric):
     def _config(self) -> tuple:
         return (self._tokenizer.signature, self.lowercase, self.max_ngram_order)
 
-    def reference_counts(self, references, tokenizer=None):
+    def reference_counts(self, references, tokenizer=None, *, rows=None, times=None,
+                         add_to=None):
         """The reference n-gram counts of a piece of a corpus, to merge with other pieces'.
 
         Parameters
@@ -193,15 +197,29 @@ class NIST(Metric):
             for :meth:`corpus_score`; or text columns.
         tokenizer : Tokenizer, optional
             Default: this metric's.
+        rows : numpy.ndarray, optional
+            Count only the references of these segments (indices).
+        times : numpy.ndarray, optional
+            How many times to count each of ``rows`` (positive integers; the
+            counts of a row repeated so many times).
+        add_to : NISTCounts, optional
+            Counts of earlier pieces (of this configuration) to add these to, in
+            their own table: ``add_to`` is used up (not to be used after), and
+            the returned counts are of both.  A table's first pass counts every
+            record batch so, without a merge per batch.
 
         Returns
         -------
-        fastbleu.metrics.nist_weights.NISTCounts
+        fastbleu.metrics.nist.weights.NISTCounts
             Summable (``a + b``) and picklable; :meth:`with_weights` turns the
             whole corpus's into its weights (Doddington, 2002).
-        """
-        from .weights import NISTCounts
 
+        Raises
+        ------
+        NISTMemoryError
+            (a ``MemoryError``) when the distinct reference n-grams do not fit
+            in the memory left (:mod:`fastbleu.metrics.nist.memory`).
+        """
         if isinstance(references, References):
             refs = references
         else:
@@ -209,7 +227,22 @@ class NIST(Metric):
             if not (streams and all(isinstance(x, TextColumn) for x in streams)):
                 streams = reference_streams(references, None)
             refs = References.cached(streams, tokenizer or self._tokenizer, self.lowercase)
-        return NISTCounts.of_tokens(refs.hashes, refs.start, refs.count, self._config)
+        if add_to is None:
+            if rows is None and times is None:
+                return NISTCounts.of_tokens(refs.hashes, refs.start, refs.count, self._config)
+            builder = CountsBuilder(self._config)
+        else:
+            if not isinstance(add_to, NISTCounts) or add_to.config != self._config:
+                raise ValueError("add_to must be NISTCounts of this metric's configuration")
+            builder = CountsBuilder.resume(add_to)
+        if times is not None:
+            times = np.asarray(times)
+            n = len(refs) if rows is None else len(rows)
+            if times.shape != (n,) or not np.issubdtype(times.dtype, np.integer) or \
+                    (times.size and times.min() < 1):
+                raise ValueError("times must hold a positive integer for each counted row")
+        return builder.add_references(refs.hashes, refs.start, refs.count, rows,
+                                      times).finish()
 
     def tokenized_references(self, streams, buffer=None) -> References:
         """Reference streams (text columns) tokenized as this metric tokenizes, for
@@ -249,8 +282,6 @@ class NIST(Metric):
         ValueError
             For counts or weights of another configuration.
         """
-        from .weights import NISTCounts, NISTWeights
-
         if isinstance(weights, NISTCounts):
             if weights.config != self._config:
                 raise ValueError(f"these NIST reference counts were made with (tokenizer, "
@@ -273,7 +304,7 @@ class NIST(Metric):
         """An accumulator whose score is exactly :meth:`corpus_score` of all its updates
         together (the weights of all their references): it keeps the updates' token
         hashes, 8 bytes a word
-        (:class:`~fastbleu.metrics.nist_accumulator.NISTAccumulator`).
+        (:class:`~fastbleu.metrics.nist.accumulator.NISTAccumulator`).
 
         Raises
         ------
@@ -296,13 +327,13 @@ class NIST(Metric):
         The weights are the fixed ones (:meth:`with_weights`; a table's first
         pass gives every batch those of its whole group,
         :mod:`fastbleu.tables.prepass`), else those of these references (or
-        the cached ones).  ``buffers`` are not used.
+        the cached ones).  ``buffers`` (a table job's) lend the token-hash scratch.
         """
         if not isinstance(references, References):
             self._check_references(references)
         if tokenizer is not None and not hasattr(tokenizer, "kernel"):
             tokenizer = get_tokenizer(tokenizer, self.spm_model)
-        return self._statistics(hypotheses, references, tokenizer)
+        return self._statistics(hypotheses, references, tokenizer, buffers)
 
     def signature(self, num_refs: int, tokenizer_signature: str | None = None) -> NISTSignature:
         """The signature for ``num_refs`` references per segment (``-1``: varies)."""
