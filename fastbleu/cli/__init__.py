@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             raise
         say("fastbleu: error: not enough memory for this input; no output was written "
-            "(a table is read in --batch-size rows at a time: a smaller batch may help)")
+            "(a table is read --batch-size rows at a time, so a smaller batch may help; "
+            "else score fewer rows a run, or give the process more memory)")
         return 2
     except ImportError as error:
         if args.debug:
