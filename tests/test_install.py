@@ -24,6 +24,7 @@ import numpy as np
 import pytest
 
 from testkit.data import DATA, ROOT, read_lines
+from testkit.marks import slow
 from fastbleu import BLEU
 from fastbleu._kernels import cache
 from fastbleu._kernels.text import unicode_classes
@@ -76,6 +77,7 @@ def test_cache_goes_to_the_user_cache_folder_not_the_package(installed, tmp_path
     assert _cache_files(installed) == []
 
 
+@pytest.mark.slow  # two cold compiles in child processes (issue 28: -m slow)
 def test_numba_cache_dir_is_honoured(installed, tmp_path):
     chosen = tmp_path / "numba-cache"
     assert _probe(installed, NUMBA_CACHE_DIR=str(chosen),
@@ -89,6 +91,7 @@ def test_numba_cache_dir_is_honoured(installed, tmp_path):
     assert _probe(installed, NUMBA_CACHE_DIR=str(chosen))[0] == 1
 
 
+@pytest.mark.slow  # three cold compiles in child processes (issue 28: -m slow)
 def test_an_edit_to_any_kernel_file_gets_a_fresh_cache(installed, tmp_path):
     """numba checks only the loaded function's own file; an edit to another kernel file (a
     helper compiled into it, a constant it froze) must not load kernels of the old source."""
@@ -252,8 +255,9 @@ def _tamper_values(path: Path) -> None:
     path.write_bytes(header + table)
 
 
-@pytest.mark.parametrize("tamper", [_tamper_bytes, _tamper_zeros, _tamper_with_matching_checksum,
-                                    _tamper_truncate, _tamper_old_npy, _tamper_values])
+@pytest.mark.parametrize("tamper", [  # quick: three kinds of damage; all with -m slow
+    slow(_tamper_bytes), slow(_tamper_zeros), _tamper_with_matching_checksum, _tamper_truncate,
+    _tamper_old_npy, slow(_tamper_values)])
 def test_a_tampered_intl_table_is_derived_again(table_folder, tamper):
     expected = unicode_classes.derive_intl_roles()
     unicode_classes.intl_roles()

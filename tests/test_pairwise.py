@@ -18,6 +18,7 @@ from fastbleu.pairwise import bleu_matrix, chrf_matrix
 from testkit.data import WMT22_TOKENIZER, needs_wmt22, read_lines, wmt22_system, wmt22_systems
 from testkit.text import examples, line
 from testkit.text import chrf_options
+from testkit.marks import quick_and_full
 
 
 def _loop(metric, candidates, references=None):
@@ -105,15 +106,22 @@ def jobs(draw, text=line):
     return candidates, references
 
 
-@examples(120)
-@given(jobs(), chrf_options)
-def test_chrf_matrices_equal_sacrebleu(job, options):
+def _chrf_matrices_equal_sacrebleu(job, options):
     candidates, references = job
     metric = SacreCHRF(**options)
     expected = _loop(metric, candidates, references)
     _assert_equal(chrf_matrix(candidates, references, ragged=True, **options), expected)
     _padded(chrf_matrix(candidates, references, **options), expected)
     _assert_equal(chrf_matrix(candidates, ragged=True, **options), _loop(metric, candidates))
+
+
+def _chrf_matrices_at(size):
+    return examples(size)(given(jobs(), chrf_options)(_chrf_matrices_equal_sacrebleu))
+
+
+# 40 examples in the quick run, 120 with -m slow (issue 28).
+test_chrf_matrices_equal_sacrebleu, test_chrf_matrices_equal_sacrebleu_full = \
+    quick_and_full(_chrf_matrices_at, 40, 120)
 
 
 @examples(80)

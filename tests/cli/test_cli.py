@@ -14,6 +14,7 @@ from hypothesis import given, settings, strategies as st
 from fastbleu.cli import main
 from fastbleu.inputs.files import column_from_bytes
 from testkit.data import DATA, needs_wmt22, wmt22_references, wmt22_system
+from testkit.marks import slow
 
 SACREBLEU = [sys.executable, "-m", "sacrebleu"]
 FASTBLEU = [sys.executable, "-m", "fastbleu"]
@@ -35,9 +36,9 @@ SAMPLE_REFS = [str(DATA / "sample.ref-A.en"), str(DATA / "sample.ref-B.en")]
 SAMPLE_HYP = str(DATA / "sample.sys-A.en")
 
 
-@pytest.mark.parametrize("flags", [[], ["-lc"], ["-tok", "char", "-s", "floor"],
-                                   ["-s", "add-k", "-sv", "2"]],
-                         ids=str)
+@pytest.mark.parametrize("flags", [  # -lc and add-k run with -m slow (issue 28)
+    [], slow(["-lc"]), ["-tok", "char", "-s", "floor"], slow(["-s", "add-k", "-sv", "2"])],
+    ids=str)
 def test_json_equals_sacrebleu_on_the_sample(flags):
     ours = _run(FASTBLEU + SAMPLE_REFS + ["-i", SAMPLE_HYP] + flags)
     theirs = _run(SACREBLEU + SAMPLE_REFS + ["-i", SAMPLE_HYP] + flags)
@@ -59,9 +60,10 @@ def test_max_ngram_order_flag(capsys):
 
 
 @needs_wmt22
-@pytest.mark.parametrize("flags", [[], ["-lc", "-w", "3"], ["-tok", "none", "-s", "none"],
-                                   ["-f", "text", "-w", "2"], ["-f", "text", "-b"],
-                                   ["-sh", "-f", "text"]], ids=str)
+@pytest.mark.parametrize("flags", [  # quick: JSON and text; the others with -m slow
+    [], ["-f", "text", "-w", "2"],
+    slow(["-lc", "-w", "3"]), slow(["-tok", "none", "-s", "none"]), slow(["-f", "text", "-b"]),
+    slow(["-sh", "-f", "text"])], ids=str)
 def test_output_equals_sacrebleu_on_wmt22(flags):
     refs = [str(p) for p in wmt22_references("de-en")]
     hyp = str(wmt22_system("de-en", "Online-B"))

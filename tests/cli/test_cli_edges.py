@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from testkit.data import FASTBLEU, HYP, HYP_B, REF, ROOT, SACREBLEU
+from testkit.marks import slow_unless
 
 
 
@@ -50,6 +51,7 @@ def _score(result) -> float:
 
 # -- §2: a broken installation is not a user error ---------------------------------------
 
+@pytest.mark.slow  # the copy has no kernel cache: its child processes compile (20 s)
 def test_missing_kernel_module_is_a_broken_installation(tmp_path):
     shutil.copytree(ROOT / "fastbleu", tmp_path / "fastbleu",
                     ignore=shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc"))
@@ -94,13 +96,19 @@ _LATIN = ["Café crème, déjà vu.", "Une ligne simple ici.", "Ça va très bie
           "Another plain line with words.", "Noël à Paris."]
 
 
-@pytest.mark.parametrize("encoding, codec, lines", [
+_ENCODINGS = [
     ("utf-16", "utf-16", _WIDE),
     ("utf-16-le", "utf-16-le", _WIDE),  # with a BOM written by hand below
     ("utf-32", "utf-32", _WIDE),
     ("latin-1", "latin-1", _LATIN),
-])
-@pytest.mark.parametrize("newline", ["\n", "\r\n"], ids=["lf", "crlf"])
+]
+
+
+# The quick run: each encoding once, with \n and \r\n in turn; the rest with -m slow.
+@pytest.mark.parametrize("newline, encoding, codec, lines", [
+    slow_unless(k % 2 == n, newline, *case, id=f"{name}-{case[0]}-{case[1]}-lines{k}")
+    for n, (name, newline) in enumerate([("lf", "\n"), ("crlf", "\r\n")])
+    for k, case in enumerate(_ENCODINGS)])
 def test_stdin_in_other_encodings_equals_sacrebleu(tmp_path, encoding, codec, lines, newline):
     refs = lines * 3
     hyps = [line.replace("e", "a", 1) if k % 2 else line for k, line in enumerate(refs)]

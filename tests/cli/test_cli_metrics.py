@@ -19,6 +19,7 @@ import pytest
 from testkit.data import cli_ours, cli_same
 
 from testkit.data import DATA, FASTBLEU, REF, SACREBLEU, read_lines
+from testkit.marks import slow, slow_unless
 from fastbleu.cli import main
 
 N_LINES = 200
@@ -52,18 +53,33 @@ METRICS = [["chrf"], ["bleu", "chrf"], ["chrf", "bleu"], ["chrf", "bleu", "-cw",
 FORMATS = ["json", "text", "latex"]
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("metrics", METRICS, ids=" ".join)
-@pytest.mark.parametrize("extra", [[], ["-ci", "-cin", "50"]], ids=["plain", "ci"])
+#: The quick run's slices (issue 28): each (extra, format) once, the metric lists in turn;
+#: the other cases run with -m slow.
+QUICK_ONE = {("plain", "chrf", "json"), ("plain", "bleu chrf", "text"),
+             ("plain", "chrf bleu -cw 2", "latex"), ("ci", "chrf bleu", "json"),
+             ("ci", "chrf bleu -cw 2", "text"), ("ci", "bleu chrf", "latex")}
+QUICK_SEVERAL = {("plain", "bleu chrf", "json"), ("plain", "chrf bleu", "text"),
+                 ("ar", "bleu chrf", "latex"), ("ar", "chrf bleu", "json"),
+                 ("bs", "bleu chrf", "text"), ("bs", "chrf bleu", "latex")}
+
+
+def _cases(quick, extras, metric_lists):
+    return [slow_unless((name, " ".join(metrics), fmt) in quick, fmt, metrics, extra,
+                        id=f"{name}-{' '.join(metrics)}-{fmt}")
+            for name, extra in extras for metrics in metric_lists for fmt in FORMATS]
+
+
+@pytest.mark.parametrize("fmt, metrics, extra",
+                         _cases(QUICK_ONE, [("plain", []), ("ci", ["-ci", "-cin", "50"])],
+                                METRICS))
 def test_one_system(files, fmt, metrics, extra, capsys, monkeypatch):
     cli_same([files["ref-A"], "-i", files["sys-A"], "-m", *metrics, "-f", fmt, *extra], capsys,
           monkeypatch)
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("metrics", METRICS[1:3], ids=" ".join)
-@pytest.mark.parametrize("extra", [[], ["-par", "-parn", "60"], ["-pbs", "-pbsn", "40"]],
-                         ids=["plain", "ar", "bs"])
+@pytest.mark.parametrize("fmt, metrics, extra",
+                         _cases(QUICK_SEVERAL, [("plain", []), ("ar", ["-par", "-parn", "60"]),
+                                                ("bs", ["-pbs", "-pbsn", "40"])], METRICS[1:3]))
 def test_several_systems(files, fmt, metrics, extra, capsys, monkeypatch):
     args = [files["ref-A"], "-i", files["sys-A"], files["sys-B"], "-m", *metrics, "-f", fmt,
             *extra]
@@ -120,9 +136,11 @@ def test_sentence_level_chrf(files, flags, capsys, monkeypatch):
           monkeypatch)
 
 
-@pytest.mark.parametrize("flags", [["-b"], ["-sh", "-f", "text"], ["-b", "-f", "json"],
-                                   ["-lc", "--chrf-lowercase", "-f", "text", "-w", "3"]],
-                         ids=str)
+# Quick: -sh and -b with a format; -b alone and the lowercase flags (which
+# test_standard_input_and_two_references also passes) run with -m slow.
+@pytest.mark.parametrize("flags", [
+    slow(["-b"]), ["-sh", "-f", "text"], ["-b", "-f", "json"],
+    slow(["-lc", "--chrf-lowercase", "-f", "text", "-w", "3"])], ids=str)
 def test_output_flags(files, flags, capsys, monkeypatch):
     cli_same([files["ref-A"], "-i", files["sys-A"], "-m", "bleu", "chrf", *flags], capsys,
           monkeypatch)

@@ -13,6 +13,7 @@ import pytest
 
 from fastbleu.cli import main
 from testkit.data import DATA, FASTBLEU, HYP, HYP_B, REF, ROOT, SACREBLEU
+from testkit.marks import slow
 
 INTERNAL = ("fastbleu: internal error: this is a bug; please report it with the command line "
             "and the traceback above")
@@ -239,7 +240,7 @@ def _without_version(text: str) -> dict:
     return record
 
 
-@pytest.mark.parametrize("flags", [["-l", "en-zh"], ["--language-pair", "en-zh"],
+@pytest.mark.parametrize("flags", [["-l", "en-zh"], slow(["--language-pair", "en-zh"]),
                                    ["-l", "en-zh", "-tok", "13a"], ["-l", "zh-en"]], ids=str)
 def test_language_pair_equals_sacrebleu(chinese, flags):
     ref, hyp = chinese

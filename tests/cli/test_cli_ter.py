@@ -22,6 +22,7 @@ from testkit.data import DATA, read_lines
 from fastbleu.cli import main
 from fastbleu.cli.parser import build_parser
 from testkit.data import cli_ours, cli_same, cli_theirs
+from testkit.marks import slow
 
 N_LINES = 24
 
@@ -82,7 +83,7 @@ def test_one_system(files, flags, capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("flags", [
-    ["-m", "ter", "-ci", "-cin", "100"],
+    slow(["-m", "ter", "-ci", "-cin", "100"]),
     ["-m", "ter", "bleu", "-ci", "-cin", "100", "-f", "text", "-w", "4"],
 ], ids=" ".join)
 def test_one_system_with_confidence_two_references(files, flags, capsys, monkeypatch):
@@ -90,13 +91,13 @@ def test_one_system_with_confidence_two_references(files, flags, capsys, monkeyp
     cli_same(_one(files, *flags, refs=("ref-A", "ref-B")), capsys, monkeypatch)
 
 
-@pytest.mark.parametrize("flags", [
+@pytest.mark.parametrize("flags", [  # quick: none, one, all; the rest with -m slow
     [],
-    ["--ter-case-sensitive", "-b"],
-    ["--ter-no-punct", "-w", "4"],
+    slow(["--ter-case-sensitive", "-b"]),
+    slow(["--ter-no-punct", "-w", "4"]),
     ["--ter-normalized", "-f", "text"],
-    ["--ter-asian-support", "--ter-normalized", "-sh"],
-    ["--ter-asian-support", "--ter-no-punct", "--ter-case-sensitive"],
+    slow(["--ter-asian-support", "--ter-normalized", "-sh"]),
+    slow(["--ter-asian-support", "--ter-no-punct", "--ter-case-sensitive"]),
     ["--ter-case-sensitive", "--ter-asian-support", "--ter-no-punct", "--ter-normalized",
      "-w", "3"],
 ], ids=" ".join)
@@ -118,8 +119,8 @@ def test_ter_flags_without_ter_are_ignored_as_by_sacrebleu(files, capsys, monkey
 @pytest.mark.parametrize("flags", [
     ["-m", "ter", "-f", "text"],
     ["-m", "bleu", "chrf", "ter", "-f", "latex"],
-    ["-m", "ter", "chrf", "-f", "text", "-sh", "-w", "3", "--ter-normalized"],
-    ["-m", "ter", "bleu"],
+    slow(["-m", "ter", "chrf", "-f", "text", "-sh", "-w", "3", "--ter-normalized"]),
+    slow(["-m", "ter", "bleu"]),
 ], ids=" ".join)
 def test_several_systems(files, flags, capsys, monkeypatch):
     cli_same(_several(files, *flags), capsys, monkeypatch)
@@ -127,8 +128,8 @@ def test_several_systems(files, flags, capsys, monkeypatch):
 
 @pytest.mark.parametrize("flags", [
     ["-m", "ter", "-pbs", "-pbsn", "60", "-f", "text"],
-    ["-m", "ter", "bleu", "-pbs", "-pbsn", "60", "-f", "latex", "-w", "3"],
-    ["-m", "ter", "-par", "-parn", "200", "-f", "text", "--ter-normalized"],
+    slow(["-m", "ter", "bleu", "-pbs", "-pbsn", "60", "-f", "latex", "-w", "3"]),
+    slow(["-m", "ter", "-par", "-parn", "200", "-f", "text", "--ter-normalized"]),
     ["-m", "ter", "bleu", "chrf", "-par", "-parn", "200"],
 ], ids=" ".join)
 def test_paired_tests(files, flags, capsys, monkeypatch):
@@ -243,7 +244,7 @@ def test_help_lists_the_ter_flags_as_sacrebleu_names_them():
     assert "lower is better" in ours and "BLEU, chrF and TER" in ours
 
 
-@pytest.mark.parametrize("flags", [[], ["-sl"], ["-ci", "-cin", "10"], ["-f", "text"]])
+@pytest.mark.parametrize("flags", [[], slow(["-sl"]), ["-ci", "-cin", "10"], slow(["-f", "text"])])
 def test_a_line_too_long_for_ter_is_one_line_naming_file_and_line(tmp_path, flags):
     """TER's edit-distance matrix has a size limit: a line past it is the user's error,
     named by file and line (was a traceback)."""

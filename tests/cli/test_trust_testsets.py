@@ -28,6 +28,7 @@ import pytest
 
 from testkit.data import HYP, REF, ROOT
 from testkit.testsets import XML, XML_HYP, sacrebleu_folder, write_lines
+from testkit.marks import slow
 
 pytest.importorskip("sacrebleu")
 pytest.importorskip("lxml")
@@ -261,7 +262,9 @@ DETAIL = [["-d", "-f", "text"], ["-d"], ["-d", "-b"], ["-d", "-m", "chrf", "bleu
 
 
 @pytest.mark.skipif(SACREBLEU is None, reason="no sacrebleu command")
-@pytest.mark.parametrize("flags", DETAIL, ids=" ".join)
+# Quick: -d alone and with two metrics in text; the other three with -m slow (issue 28).
+@pytest.mark.parametrize("flags", [f if f in (["-d"], ["-d", "-m", "chrf", "bleu", "-f", "text"])
+                                   else slow(f) for f in DETAIL], ids=" ".join)
 def test_detail_without_a_test_set_is_as_sacrebleu(flags):
     import sacrebleu
 

@@ -56,6 +56,7 @@ def test_one_system_has_no_significance_and_says_so(tmp_path, tools):
     assert "One system: no significance test" in (tmp_path / "one.md").read_text()
 
 
+@pytest.mark.slow  # fifty systems' pages (issue 28: -m slow)
 def test_fifty_systems(tmp_path, tools):
     table = tools.systems_table(50, 30, domains=2)
     found = report(table, group_by=["domain"], metrics=["bleu", "chrf"], n_samples=200,

@@ -26,6 +26,11 @@ from testkit.data import ROOT, sample_table
 
 REFS = ["ref", "ref2"]
 
+#: A test on a real cluster runs with -m slow (issue 28: seconds each, and a cluster for each
+#: xdist worker that gets one), but for the quick run's one cluster test,
+#: test_sample_dataset_equals_one_process.
+on_cluster = pytest.mark.slow
+
 
 def _shuffled_sample() -> pa.Table:
     """The sample table with its documents interleaved, so groups first appear in many partitions."""
@@ -104,6 +109,7 @@ def test_sample_dataset_equals_one_process(client, sample_dataset):
         fastbleu.score_table(ddf.compute(), **options))
 
 
+@on_cluster
 def test_segments_out_is_a_directory_of_the_same_rows(client, sample_dataset, tmp_path):
     single, parts = tmp_path / "one.parquet", tmp_path / "parts"
     fastbleu.score_table(sample_dataset, refs=REFS, group_by="system", segments_out=str(single))
@@ -130,6 +136,7 @@ def test_segments_out_is_a_directory_of_the_same_rows(client, sample_dataset, tm
         fd.score_table(sample_dataset, segments_out=str(tmp_path / "mine"), client=client)
 
 
+@on_cluster
 def test_several_metrics_on_the_cluster_equal_one_process(client, sample_dataset, tmp_path):
     import sacrebleu
 
@@ -149,6 +156,7 @@ def test_several_metrics_on_the_cluster_equal_one_process(client, sample_dataset
         assert row["chrf1_score"] == sacrebleu.CHRF().corpus_score(hyps, refs).score
 
 
+@on_cluster
 def test_data_errors_name_the_row_of_the_dataset(client, tmp_path):
     table = sample_table().slice(0, 900)
     hyps = table.column("hyp").to_pylist()
@@ -173,6 +181,7 @@ def test_data_errors_name_the_row_of_the_dataset(client, tmp_path):
     assert per_row.equals(fastbleu.score_table(mixed, group_by="tok", tokenize_column="tok"))
 
 
+@on_cluster
 @needs_wmt22
 def test_wmt22_dataset_equals_one_process(client, tmp_path):
     rows = {"hyp": [], "ref": [], "system": [], "pair": []}
@@ -210,6 +219,7 @@ def test_wmt22_dataset_equals_one_process(client, tmp_path):
         np.testing.assert_array_equal(group, expected[members])
 
 
+@on_cluster
 def test_segment_statistics_of_a_dask_dataframe(client, sample_dataset):
     import dask.dataframe as dd
 
@@ -226,6 +236,7 @@ def test_segment_statistics_of_a_dask_dataframe(client, sample_dataset):
         np.testing.assert_array_equal(group, full[systems == system])
 
 
+@on_cluster
 def test_chrf_statistics_and_sentence_scores_on_the_cluster(client, sample_dataset):
     """metric= gives any metric's statistics and sentence scores on Dask (chrF++ here),
     equal to the metric's own on the client; BLEU's options without BLEU are refused."""
@@ -254,6 +265,7 @@ def test_chrf_statistics_and_sentence_scores_on_the_cluster(client, sample_datas
         fd.sentence_scores(ddf, refs=REFS, metric="chrf", tokenize="intl")
 
 
+@on_cluster
 def test_ter_on_the_cluster_equals_one_process(client, tmp_path):
     """TER beside BLEU on the cluster: the table, segments_out, statistics and sentence scores
     equal one process's (tests/tables/test_table_ter.py checks those against sacrebleu), and
@@ -325,6 +337,7 @@ def test_ter_on_the_cluster_equals_one_process(client, tmp_path):
     assert fixed.formula.score(stats.sum(axis=0)).score == on_cluster.column("score")[0].as_py()
 
 
+@on_cluster
 def test_sentence_scores_column_written_to_parquet(client, sample_dataset, tmp_path):
     import dask.dataframe as dd
 
@@ -350,6 +363,7 @@ def _slow(frame):
     return frame
 
 
+@on_cluster
 def test_a_worker_killed_mid_job_changes_nothing(client, sample_dataset):
     import cloudpickle
     import dask.dataframe as dd
@@ -384,6 +398,7 @@ def test_a_worker_killed_mid_job_changes_nothing(client, sample_dataset):
 # -- the command line --------------------------------------------------------------------
 
 
+@on_cluster
 def test_cli_dask_workers_and_scheduler_json_equal_one_process(client, sample_dataset, capsys):
     argv = [str(sample_dataset), "--ref-column", "ref", "--ref-column", "ref2", "--group-by",
             "system", "--doc-column", "doc", "-w", "4"]
@@ -397,6 +412,7 @@ def test_cli_dask_workers_and_scheduler_json_equal_one_process(client, sample_da
     assert json.loads(capsys.readouterr().out) == expected
 
 
+@on_cluster
 def test_paired_bootstrap_on_gathered_statistics_equals_the_table_test(client, sample_dataset):
     """Significance on a cluster: statistics gathered per system, the tests run on the client."""
     from fastbleu.significance.tests import paired_ar, paired_bootstrap
@@ -479,6 +495,7 @@ def test_one_process_does_not_import_dask(sample_dataset):
     assert json.loads(done.stdout)[0]["system"] in ("A", "B")
 
 
+@on_cluster
 def test_cli_a_damaged_part_on_a_cluster_is_one_line_and_writes_nothing(tmp_path):
     """The QA's case: a damaged data page (footer intact) in a dataset scored with
     --dask-workers 1 --segments-out DIR: one ``fastbleu: error:`` line, no worker log."""
@@ -508,6 +525,7 @@ def test_cli_a_damaged_part_on_a_cluster_is_one_line_and_writes_nothing(tmp_path
     assert os.listdir(tmp_path) == ["dataset"]
 
 
+@on_cluster
 def test_a_lost_signal_stops_the_wait_for_the_cluster(client):
     """A signal whose exception distributed's gc callback swallowed is only recorded
     (fastbleu.signals); the wait for the cluster looks for it every quarter second."""
@@ -561,6 +579,7 @@ def test_pieces_are_cut_for_every_thread(single_file, tmp_path):
     assert len(parquet_pieces(whole, REFS, min_pieces=4)) == 1
 
 
+@on_cluster
 def test_one_file_keeps_every_worker_busy(client, single_file):
     from distributed import get_task_stream
 
@@ -579,6 +598,7 @@ def test_one_file_keeps_every_worker_busy(client, single_file):
         [_shuffled_sample().column(r).to_pylist() for r in REFS])).all()
 
 
+@on_cluster
 def test_progress_line_on_a_cluster(client, single_file, capsys):
     fd.score_table(single_file, refs=REFS, client=client, progress=True)
     err = capsys.readouterr().err

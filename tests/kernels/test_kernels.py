@@ -11,6 +11,7 @@ from collections import Counter
 import numpy as np
 import pytest
 from testkit.reference import reference_statistics, kernel_statistics
+from testkit.marks import quick_and_full
 from hypothesis import given, settings, strategies as st
 
 from fastbleu._kernels.bleu.counting import (AVERAGE_SCALE, LARGE_ABOVE, REF_AVERAGE, REF_CLOSEST,
@@ -84,19 +85,30 @@ def _ref_ngrams(refs, max_order):
 token_lists = st.lists(st.integers(0, 6), max_size=40)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(token_lists, st.lists(st.one_of(st.none(), token_lists),
-                                                min_size=1, max_size=4)),
-                min_size=1, max_size=8).filter(
-    lambda segs: all(any(r is not None for r in refs) for _, refs in segs)),
-       st.integers(1, 6), st.booleans())
-def test_counting_kernel_equals_counters(segments, max_order, long_lines):
+#: 1-8 segments of tokens, each with 1-4 references (None: missing; one at least present).
+SEGMENTS = st.lists(st.tuples(token_lists, st.lists(st.one_of(st.none(), token_lists),
+                                                    min_size=1, max_size=4)),
+                    min_size=1, max_size=8).filter(
+    lambda segs: all(any(r is not None for r in refs) for _, refs in segs))
+
+
+def _counting_kernel_equals_counters(segments, max_order, long_lines):
     if long_lines:  # grow the n-gram table past its first size
         segments = [(hyp * 40, [None if r is None else r * 40 for r in refs])
                     for hyp, refs in segments]
     out = kernel_statistics(segments, max_order)
     expected = [reference_statistics(hyp, refs, max_order) for hyp, refs in segments]
     assert out.tolist() == expected
+
+
+def _counting_kernel_at(size):
+    drawn = given(SEGMENTS, st.integers(1, 6), st.booleans())
+    return settings(max_examples=size, deadline=None)(drawn(_counting_kernel_equals_counters))
+
+
+# 60 examples in the quick run, 200 with -m slow (issue 28).
+test_counting_kernel_equals_counters, test_counting_kernel_equals_counters_full = \
+    quick_and_full(_counting_kernel_at, 60, 200)
 
 
 def _neumaier_sum(values):
@@ -155,13 +167,7 @@ def test_zero_precision_scores_zero_whatever_the_sum():
 
 # -- The compact table of large segments -------------------------------------------------------
 
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(token_lists, st.lists(st.one_of(st.none(), token_lists),
-                                                min_size=1, max_size=4)),
-                min_size=1, max_size=8).filter(
-    lambda segs: all(any(r is not None for r in refs) for _, refs in segs)),
-       st.integers(1, 6), st.integers(1, 30), st.integers(0, 400))
-def test_large_segment_table_equals_counters(segments, max_order, repeat, large_above):
+def _large_segment_table_equals_counters(segments, max_order, repeat, large_above):
     # A low threshold sends some segments of one call to each table, so the
     # compact table is reused, grown and re-stamped within a chunk.
     segments = [(hyp * repeat, [None if r is None else r * repeat for r in refs])
@@ -169,6 +175,16 @@ def test_large_segment_table_equals_counters(segments, max_order, repeat, large_
     out = kernel_statistics(segments, max_order, large_above=large_above)
     expected = [reference_statistics(hyp, refs, max_order) for hyp, refs in segments]
     assert out.tolist() == expected
+
+
+def _large_segment_table_at(size):
+    drawn = given(SEGMENTS, st.integers(1, 6), st.integers(1, 30), st.integers(0, 400))
+    return settings(max_examples=size, deadline=None)(drawn(_large_segment_table_equals_counters))
+
+
+# 60 examples in the quick run, 200 with -m slow (issue 28).
+test_large_segment_table_equals_counters, test_large_segment_table_equals_counters_full = \
+    quick_and_full(_large_segment_table_at, 60, 200)
 
 
 @settings(max_examples=40, deadline=None)

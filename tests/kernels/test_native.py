@@ -216,7 +216,11 @@ def status_of(site: Path) -> str:
     return done.stdout.strip()
 
 
-@pytest.mark.parametrize("flags", [[], ["-sl"], ["-lc", "-tok", "char"], ["-tok", "none"]])
+# Quick: corpus and sentence level; the other tokenizers with -m slow (issue 28: two child
+# processes a case), as char is in test_a_whole_input_of_one_batch_is_served_without_numba.
+@pytest.mark.parametrize("flags", [
+    [], ["-sl"], pytest.param(["-lc", "-tok", "char"], marks=pytest.mark.slow),
+    pytest.param(["-tok", "none"], marks=pytest.mark.slow)])
 def test_compiled_run_imports_no_numba_and_prints_what_the_jit_prints(package_copy, flags):
     fast = run_cli(package_copy, *SAMPLE, *flags)
     # The JIT kernels of the checkout itself (whose numba cache the other tests share).

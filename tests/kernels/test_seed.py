@@ -12,6 +12,7 @@ checkout's seed was not built by its install (``pip install -e .`` builds it);
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -52,19 +53,34 @@ SAMPLE = [str(DATA / "sample.ref-A.en"), str(DATA / "sample.ref-B.en"), "-i",
           str(DATA / "sample.sys-A.en")]
 
 
-@pytest.mark.parametrize("options", [
-    ["-m", "chrf"], ["-m", "chrf", "--chrf-word-order", "2"], ["-m", "ter"], ["-m", "nist"],
+#: The command's cases after the first; in the quick run, one child process runs them all
+#: (test_a_first_table_and_token_ids_compile_nothing), and each has its own fresh cache and
+#: warm rerun with -m slow (issue 28: three seconds a case).
+MORE_OPTIONS = [
+    ["-m", "chrf", "--chrf-word-order", "2"], ["-m", "ter"], ["-m", "nist"],
     ["-m", "bleu", "-tok", "intl"], ["-m", "bleu", "-tok", "zh"],
     ["-m", "bleu", "chrf", "ter", "-pbs", "-pbsn", "10"],
+]
+
+
+def _argv(options: list[str]) -> list[str]:
+    """The command's arguments: the sample's two references and system A (and B for -pbs)."""
+    argv = [*SAMPLE, *options]
+    if "-pbs" in options:
+        argv[3:4] = [str(DATA / "sample.sys-A.en"), str(DATA / "sample.sys-B.en")]
+    return argv
+
+
+@pytest.mark.parametrize("options", [
+    ["-m", "chrf"],
+    *(pytest.param(options, marks=pytest.mark.slow) for options in MORE_OPTIONS),
 ], ids=lambda options: " ".join(options))
 def test_a_first_run_from_a_fresh_cache_compiles_nothing(options, tmp_path):
     """--progress would show the compile notice at numba's first compile (without the
     seed it does: test_compile_notice.py): a seeded first run shows none, and prints
     what a run from the warm cache prints."""
     _needs_seed()
-    argv = ["-m", "fastbleu", *SAMPLE, *options, "--progress"]
-    if "-pbs" in options:
-        argv[5:6] = [str(DATA / "sample.sys-A.en"), str(DATA / "sample.sys-B.en")]
+    argv = ["-m", "fastbleu", *_argv(options), "--progress"]
     cold = _run(argv, tmp_path / "cache")
     assert cold.returncode == 0, cold.stderr
     assert "compiling" not in cold.stderr, cold.stderr
@@ -73,12 +89,15 @@ def test_a_first_run_from_a_fresh_cache_compiles_nothing(options, tmp_path):
 
 
 def test_a_first_table_and_token_ids_compile_nothing(tmp_path):
+    """One child process from a fresh cache, listening for numba's compile events: tables
+    of each metric, token ids, and the command with each of MORE_OPTIONS."""
     _needs_seed()
     script = textwrap.dedent("""
-        import sys
+        import contextlib, io, json, sys
         import numpy as np, pyarrow as pa, pyarrow.parquet as pq
         from numba.core import event
         import fastbleu
+        from fastbleu.cli import main
         compiled = []
         class Listener(event.Listener):
             def on_start(self, ev):
@@ -97,12 +116,19 @@ def test_a_first_table_and_token_ids_compile_nothing(tmp_path):
         ids = np.random.default_rng(1).integers(0, 50, size=(40000, 20))
         fastbleu.BLEU().sentence_scores(fastbleu.TokenIds(ids, pad_id=0),
                                         [fastbleu.TokenIds(ids[::-1].copy(), pad_id=0)])
+        statuses = []
+        for argv in json.loads(sys.argv[3]):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                statuses.append(main(argv))
+            statuses.append(out.getvalue() != "")
+        print(statuses)
         print(sorted(set(compiled)))
     """)
-    done = _run(["-c", script, str(DATA / "sample.sys-A.en"), str(DATA / "sample.ref-A.en")],
-                tmp_path / "cache", cwd=tmp_path)
+    commands = json.dumps([_argv(options) for options in MORE_OPTIONS])
+    done = _run(["-c", script, str(DATA / "sample.sys-A.en"), str(DATA / "sample.ref-A.en"),
+                 commands], tmp_path / "cache", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    assert done.stdout.splitlines() == [str([0, True] * len(MORE_OPTIONS)), "[]"], done.stderr
 
 
 # ---------------------------------------------------------------------------------------
@@ -145,6 +171,7 @@ def test_the_seed_is_valid_wherever_the_package_is(installed, tmp_path):
     assert _hits(installed, tmp_path / "b", FASTBLEU_NO_AOT="1")[0] == 0
 
 
+@pytest.mark.slow  # cold compiles in child processes (issue 28: -m slow)
 def test_a_seed_others_can_write_is_not_used(installed, tmp_path):
     """The seed is code, as the cache is: a folder that group or others can write is not
     read, and the kernel is compiled instead."""
@@ -156,6 +183,7 @@ def test_a_seed_others_can_write_is_not_used(installed, tmp_path):
     assert _hits(installed, tmp_path / "b")[0] == 0
 
 
+@pytest.mark.slow  # cold compiles in child processes (issue 28: -m slow)
 def test_a_fifo_or_a_link_in_the_seed_is_skipped(installed, tmp_path):
     folder = _text_seed(installed)
     index = next(folder.glob("hashing.finish-*.nbi"))
@@ -169,6 +197,7 @@ def test_a_fifo_or_a_link_in_the_seed_is_skipped(installed, tmp_path):
     assert _hits(installed, tmp_path / "b")[0] == 0
 
 
+@pytest.mark.slow  # cold compiles in child processes (issue 28: -m slow)
 def test_a_damaged_seed_file_is_compiled_again_with_one_warning(installed, tmp_path):
     folder = _text_seed(installed)
     for data in folder.glob("hashing.finish-*.nbc"):
@@ -179,12 +208,14 @@ def test_a_damaged_seed_file_is_compiled_again_with_one_warning(installed, tmp_p
     assert _hits(installed, tmp_path / "a") == (1, "")  # replaced in the user's cache
 
 
+@pytest.mark.slow  # cold compiles in child processes (issue 28: -m slow)
 def test_a_seed_of_other_source_or_versions_is_not_used(installed, tmp_path):
     root = installed / "fastbleu" / "_native" / "kernel_cache"
     (root / SEED.name).rename(root / "src-0000-000000000000")
     assert _hits(installed, tmp_path / "a")[0] == 0
 
 
+@pytest.mark.slow  # cold compiles in child processes (issue 28: -m slow)
 def test_the_user_cache_keeps_its_own_files(installed, tmp_path):
     """A file the user's cache already has is not replaced by the seed's."""
     assert _hits(installed, tmp_path / "a", FASTBLEU_NO_AOT="1")[0] == 0  # compiled there

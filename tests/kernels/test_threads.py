@@ -21,6 +21,7 @@ from fastbleu._kernels import threads
 from fastbleu.statistics.tokens import KERNEL_BATCH_SIZE, iter_statistics
 from fastbleu.inputs.text import as_text_column
 from fastbleu.tokenizers import get_tokenizer
+from testkit.text import random_lines
 
 
 @pytest.fixture(autouse=True)
@@ -100,8 +101,7 @@ def test_batches_side_by_side_give_the_rows_of_one_call():
     rng = np.random.default_rng(17)
     words = np.array(["the", "cat", "sat", "on", "the", "mat", ".", "é", ""])
     n = 2 * KERNEL_BATCH_SIZE + 123
-    hyps = [" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(n)]
-    first = [" ".join(rng.choice(words, rng.integers(0, 9))) for _ in range(n)]
+    hyps, first = random_lines(rng, words, n, 0, 9), random_lines(rng, words, n, 0, 9)
     second = [None if i % 3 else "the cat" for i in range(n)]
     columns = as_text_column(hyps, "h"), [as_text_column(r, "r", allow_null=True)
                                           for r in (first, second)]
@@ -145,7 +145,7 @@ def test_a_table_job_reuses_its_hash_scratch_from_batch_to_batch(metrics):
     rng = np.random.default_rng(5)
     words = np.array(["the", "cat", "sat", "on", "mat", ".", "é", "1,5"])
     n = 6 * (KERNEL_BATCH_SIZE + 1000)
-    text = [" ".join(rng.choice(words, rng.integers(1, 6))) for _ in range(n)]
+    text = random_lines(rng, words, n, 1, 6)
     table = pa.table({"hyp": text, "ref": text[1:] + text[:1]})
     job = TableJob.create("hyp", ["ref"], None, None, None, False, "strict", 1 << 16,
                           metrics=metrics)

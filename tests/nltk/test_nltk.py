@@ -34,6 +34,7 @@ nltk_bleu = pytest.importorskip("nltk.translate.bleu_score")
 import fastbleu.nltk as fb  # noqa: E402
 from fastbleu.nltk import segments as fb_segments  # noqa: E402
 from testkit.data import WMT22, needs_wmt22, read_lines  # noqa: E402
+from testkit.marks import quick_and_full  # noqa: E402
 
 # Without smoothing NLTK warns about orders without matches; tests that compare the
 # warnings record them, the others need not print them.
@@ -197,12 +198,10 @@ def test_tokens_compare_like_python():
 
 # -- corpus level --------------------------------------------------------------------------
 
-@given(corpus, method, weights, st.booleans())
-@examples(300)
 @example([(([], ["a"]), ["a"]), ([["b"]], [])], 5, WEIGHTS[0], False)
 @example([([["a", "b", "c", "d", "e"]], ["a", "b", "c", "d", "e"]), ([["x"]], ["y", "z"])],
          6, WEIGHTS[0], False)  # method 6 uses the last hypothesis only
-def test_corpus_bleu_equals_nltk(segments, method, weights, auto_reweigh):
+def _corpus_bleu_equals_nltk(segments, method, weights, auto_reweigh):
     list_of_references = [refs for refs, _ in segments]
     hypotheses = [hyp for _, hyp in segments]
     theirs_sf, ours_sf = smoothing_pair(method)
@@ -211,6 +210,16 @@ def test_corpus_bleu_equals_nltk(segments, method, weights, auto_reweigh):
     ours = outcome(fb.corpus_bleu, list_of_references, hypotheses, weights, ours_sf,
                    auto_reweigh)
     assert ours == theirs
+
+
+def _corpus_bleu_at(size):
+    drawn = given(corpus, method, weights, st.booleans())
+    return examples(size)(drawn(_corpus_bleu_equals_nltk))
+
+
+# 100 examples in the quick run, 300 with -m slow (issue 28).
+test_corpus_bleu_equals_nltk, test_corpus_bleu_equals_nltk_full = \
+    quick_and_full(_corpus_bleu_at, 100, 300)
 
 
 def test_methods_5_and_6_see_only_the_last_segment_at_corpus_level():
@@ -230,9 +239,7 @@ def test_methods_5_and_6_see_only_the_last_segment_at_corpus_level():
 
 # -- many segments -------------------------------------------------------------------------
 
-@given(corpus, method, weights, st.booleans())
-@examples(200)
-def test_sentence_bleu_many_equals_nltk_loop(segments, method, weights, auto_reweigh):
+def _sentence_bleu_many_equals_nltk_loop(segments, method, weights, auto_reweigh):
     list_of_references = [refs for refs, _ in segments]
     hypotheses = [hyp for _, hyp in segments]
     theirs_sf, ours_sf = smoothing_pair(method)
@@ -243,6 +250,16 @@ def test_sentence_bleu_many_equals_nltk_loop(segments, method, weights, auto_rew
     assert_close_to_loop(ours, theirs, weights)
     if not isinstance(theirs, type):
         assert ours_warned == theirs_warned
+
+
+def _sentence_bleu_many_at(size):
+    drawn = given(corpus, method, weights, st.booleans())
+    return examples(size)(drawn(_sentence_bleu_many_equals_nltk_loop))
+
+
+# 60 examples in the quick run, 200 with -m slow (issue 28).
+test_sentence_bleu_many_equals_nltk_loop, test_sentence_bleu_many_equals_nltk_loop_full = \
+    quick_and_full(_sentence_bleu_many_at, 60, 200)
 
 
 def _random_corpus(rng, n, vocabulary="abcdefgh", max_len=12):

@@ -30,6 +30,7 @@ from fastbleu.cli import main
 from fastbleu.significance import resampling
 from fastbleu.metrics.bleu.formula import BLEUFormula
 from testkit.data import DATA, needs_wmt22, read_lines, wmt22_references, wmt22_system, wmt22_systems
+from testkit.marks import slow
 
 SAMPLE_REF = str(DATA / "sample.ref-A.en")
 SAMPLE_SYSTEMS = [str(DATA / f"sample.{name}.en") for name in ("sys-A", "sys-B", "ref-B")]
@@ -411,7 +412,8 @@ def _assert_same_json(ours: str, theirs: str, tolerance: float = 1e-9):
     compare(ours, theirs, "$")
 
 
-@pytest.mark.parametrize("flags", [["--paired-bs"], ["--paired-ar", "--paired-ar-n", "2000"],
+# Quick: the bootstrap here and the randomization test on WMT22 below (issue 28).
+@pytest.mark.parametrize("flags", [["--paired-bs"], slow(["--paired-ar", "--paired-ar-n", "2000"]),
                                    ["--paired-bs", "-pbsn", "0", "-w", "3"]])
 def test_cli_paired_json_equals_sacrebleu(capsys, flags):
     argv = [SAMPLE_REF, "-i", *SAMPLE_SYSTEMS, *flags]
@@ -563,7 +565,7 @@ def test_table_needs_a_system_column(capsys, sample_table):
 # -- WMT22 -----------------------------------------------------------------------------------
 
 @needs_wmt22
-@pytest.mark.parametrize("flags", [["--paired-bs"], ["--paired-ar", "-parn", "3000"]])
+@pytest.mark.parametrize("flags", [slow(["--paired-bs"]), ["--paired-ar", "-parn", "3000"]])
 def test_wmt22_paired_json_equals_sacrebleu(capsys, flags):
     pair = "de-en"
     systems = [str(wmt22_system(pair, name)) for name in wmt22_systems(pair)[:4]]

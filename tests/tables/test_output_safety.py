@@ -361,6 +361,7 @@ def client():
         yield client
 
 
+@pytest.mark.slow  # a real cluster (issue 28: -m slow)
 def test_dask_directory_on_a_cluster(client, tmp_path):
     import fastbleu.dask as fd
 
@@ -438,6 +439,7 @@ def test_a_signal_leaves_the_old_file_and_no_temporary(big_table, tmp_path, sign
     assert out.read_bytes() == OLD and stat.S_IMODE(os.stat(out).st_mode) == 0o600
 
 
+@pytest.mark.slow  # a real cluster (issue 28: -m slow)
 def test_sigterm_on_a_cluster_leaves_no_partial_folder(big_table, tmp_path):
     pytest.importorskip("distributed")
     out = tmp_path / "segs"
@@ -618,6 +620,7 @@ def test_another_error_after_a_lost_signal_is_reported_as_the_signal():
     assert isinstance(stopped.value.__cause__, InputError)
 
 
+@pytest.mark.slow  # a real cluster (issue 28: -m slow)
 @pytest.mark.parametrize("signum, status", [(signal.SIGHUP, 129), (signal.SIGTERM, 143)])
 def test_a_signal_on_a_cluster_is_never_lost(big_table, tmp_path, signum, status):
     """Sent once the parts appear, as the QA did: distributed's gc callback may swallow
@@ -650,6 +653,7 @@ def test_a_signal_on_a_cluster_is_never_lost(big_table, tmp_path, signum, status
 
 
 
+@pytest.mark.slow  # a real cluster (issue 28: -m slow)
 def test_a_late_signal_on_a_cluster_says_the_output_was_written(big_table, tmp_path):
     """The QA's case: SIGTERM once the folder is in place, while the cluster closes."""
     pytest.importorskip("distributed")
@@ -689,6 +693,7 @@ def test_a_full_disk_is_one_line_and_the_old_file_stays(big_table, tmp_path):
     assert os.listdir(tmp_path) == ["segments.parquet"] and out.read_bytes() == OLD
 
 
+@pytest.mark.slow  # a real cluster (issue 28: -m slow)
 def test_a_full_disk_on_a_cluster_names_the_output_and_keeps_the_old_one(tmp_path):
     pytest.importorskip("distributed")
     pq.write_table(sample_table(), tmp_path / "in.parquet")

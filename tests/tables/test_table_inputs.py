@@ -449,6 +449,7 @@ def client():
         yield client
 
 
+@pytest.mark.slow  # a real cluster (issue 28: -m slow)
 def test_on_dask(client, mixed_parts, nullable_keys, damaged_parquet):
     import dask
     import dask.dataframe as dd

@@ -33,6 +33,7 @@ from testkit.data import ROOT, needs_wmt22, read_lines, wmt22_references, wmt22_
 from testkit.text import (SCRIPTS, SURROGATES, WHITESPACE, assert_same_tokens,
                              check_everything, configs, corpora, examples, fast_hashes, piece,
                              sacre_tokens, separator)
+from testkit.marks import quick_and_full
 
 _ALL_CHARS = [chr(c) for c in range(0x110000)]
 
@@ -51,6 +52,7 @@ def _sacre_hashes(outputs: list[str]) -> list[list[int]]:
 # -- the code-point tables, exhaustively --------------------------------------------------------
 
 
+@pytest.mark.slow  # exhaustive: every code point (issue 28: -m slow)
 def test_intl_every_code_point():
     """``a{c}.{c}a {c}1`` separates the five roles (letter, number, punctuation, symbol, space).
 
@@ -74,6 +76,7 @@ def test_intl_every_code_point():
         pytest.fail(f"{len(bad)} blocks of 1,000 code points differ; first: {first[:20]}")
 
 
+@pytest.mark.slow  # exhaustive: every code point (issue 28: -m slow)
 def test_zh_every_code_point():
     """The zh range table, as sacrebleu's string comparisons behave, for every code point."""
     from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
@@ -137,18 +140,20 @@ def test_regex_unicode_version_is_named():
         assert float(version) >= 14.0
 
 
+# Up to 4 characters (11,111 strings) in the quick run; up to 5 (111,111) with -m slow.
+@pytest.mark.parametrize("length", [4, pytest.param(5, marks=pytest.mark.slow)])
 @pytest.mark.parametrize("tokenize, alphabet", [
     ("intl", ["a", "1", "٣", ".", "!", "$", " ", "　", "中", "-"]),
     ("zh", ["a", "1", ".", ",", "-", "!", " ", "中", "—", "\n"]),
 ])
-def test_exhaustive_short_strings(tokenize, alphabet):
-    """Every string of up to 5 characters over one character of each role."""
+def test_exhaustive_short_strings(tokenize, alphabet, length):
+    """Every string of up to ``length`` characters over one character of each role."""
     from sacrebleu.tokenizers.tokenizer_intl import TokenizerV14International
     from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
     sacre = _uncached(TokenizerV14International() if tokenize == "intl" else TokenizerZh())
     lines, frontier = [""], [""]
-    for _ in range(5):
+    for _ in range(length):
         frontier = [p + a for p in frontier for a in alphabet]
         lines += frontier
     # sacrebleu's BLEU right-strips before its tokenizer; so does fastbleu's kernel.
@@ -190,11 +195,19 @@ unicode_line = st.one_of(
 )
 
 
-@examples(400)
-@given(lines=st.lists(unicode_line, min_size=1, max_size=20),
-       tokenize=st.sampled_from(["intl", "zh"]), lowercase=st.booleans())
-def test_unicode_tokens_match_sacrebleu(lines, tokenize, lowercase):
+def _unicode_tokens_match_sacrebleu(lines, tokenize, lowercase):
     assert_same_tokens(lines, tokenize, lowercase)
+
+
+def _unicode_tokens_at(size):
+    drawn = given(lines=st.lists(unicode_line, min_size=1, max_size=20),
+                  tokenize=st.sampled_from(["intl", "zh"]), lowercase=st.booleans())
+    return examples(size)(drawn(_unicode_tokens_match_sacrebleu))
+
+
+# 100 examples in the quick run, 400 with -m slow (issue 28).
+test_unicode_tokens_match_sacrebleu, test_unicode_tokens_match_sacrebleu_full = \
+    quick_and_full(_unicode_tokens_at, 100, 400)
 
 
 @examples(150)
@@ -294,6 +307,7 @@ def _assert_same_corpus(ours: BLEU, theirs: SacreBLEU, hyps, refs) -> None:
         theirs.get_signature().format().rsplit("|", 1)[0]
 
 
+@pytest.mark.slow  # MeCab over every en-ja system (test_mecab_tokens_and_reference_cache is quick)
 @needs_wmt22
 @pytest.mark.parametrize("lowercase", [False, True])
 def test_ja_mecab_en_ja_systems(lowercase):

@@ -13,6 +13,7 @@ from sacrebleu.metrics import BLEU as SacreBLEU
 from fastbleu import BLEU
 from fastbleu.significance import tests as significance
 from fastbleu.metrics.bleu.formula import BLEUFormula
+from testkit.text import random_lines
 
 FORMULA = BLEUFormula(4)
 
@@ -248,12 +249,12 @@ def test_bleu_converts_python_lists_a_batch_at_a_time(caplog):
     n = BATCH_SIZE + 1_000
     rng = np.random.default_rng(5)
     words = np.array(["the", "cat", "sat", "(on)", "mat.", "é", "中文", "", "a ."])
-    hyps = [" ".join(rng.choice(words, rng.integers(0, 8))) for _ in range(n)]
+    hyps = random_lines(rng, words, n, 0, 8)
     # 60 hypotheses ending in " ." on each side of the batch boundary: 120 in all.
     hyps = [h + "x" if h.endswith(" .") else h for h in hyps]
     for i in [*range(60), *range(BATCH_SIZE + 1, BATCH_SIZE + 61)]:
         hyps[i] = "a word ."
-    first = [" ".join(rng.choice(words, rng.integers(1, 8))) for _ in range(n)]
+    first = random_lines(rng, words, n, 1, 8)
     second = [None if i % 5 else "the mat" for i in range(n)]
     for refs in ([first], [first, second]):
         listed, arrow = BLEU(), BLEU()

@@ -14,8 +14,8 @@ Run more examples while hunting for bugs::
     FASTBLEU_HYPOTHESIS_EXAMPLES=2000 python -m pytest tests/metrics/bleu/test_properties.py -x -q
 
 The variable sets ``max_examples`` of the main corpus test (default 400); the
-other tests scale with it.  The default keeps the whole file under a minute
-(plus about 10 s when the numba kernels compile on the first call).
+other tests scale with it.  These sizes run with ``-m slow`` (the ``_full`` twins,
+issue 28); the quick run (``-m "not slow"``) runs each property at a fraction of them.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from testkit.text import (NEAR_SPACE, TOKENIZERS, WHITESPACE, _ALL_OPTIONS, _DEF
                           assert_same_tokens, check_everything, configs, corpora, examples,
                           fast_hashes, line, piece, sacre_statistics, sacre_tokens, token_hash,
                           token_report)
+from testkit.marks import quick_and_full, slow
 
 # sacrebleu warns on every sentence_score without effective_order.
 for _name in ("sacrebleu", "fastbleu"):
@@ -127,9 +128,6 @@ assert WHITESPACE == list("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680") + \
 
 
 
-@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
-@examples(_DEFAULT_MAIN_EXAMPLES)
-@given(cfg=configs, corpus=corpora(), cached=st.booleans())
 @example(cfg=_ALL_OPTIONS,
          corpus=(["The cat&amp;lt;sat 1,000.5 -\non the mat.", "İ ΣΑΣ K"],
                  [["the cat<sat 1,000.5 on the mat .", None],
@@ -141,9 +139,19 @@ assert WHITESPACE == list("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680") + \
 @example(cfg={"tokenize": "none", "lowercase": False, "smooth_method": "exp",
               "smooth_value": None, "effective_order": False, "max_ngram_order": 4},
          corpus=(["", " \t"], [["", "x"], [None, ""]]), cached=False)
-def test_differential_corpus(cfg, corpus, cached):
+def _differential_corpus(cfg, corpus, cached):
     hyps, refs = corpus
     check_everything(cfg, hyps, refs, cached)
+
+
+def _differential_corpus_at(size):
+    drawn = given(cfg=configs, corpus=corpora(), cached=st.booleans())
+    return examples(size)(drawn(_differential_corpus))
+
+
+# 40 examples in the quick run, _DEFAULT_MAIN_EXAMPLES with -m slow (issue 28).
+test_differential_corpus, test_differential_corpus_full = \
+    quick_and_full(_differential_corpus_at, 40, _DEFAULT_MAIN_EXAMPLES)
 
 
 # -- the formula alone, on random statistics ------------------------------------------------
@@ -165,9 +173,7 @@ def statistics_rows(draw, max_order: int):
     return [hyp_len, ref_len, *correct, *totals]
 
 
-@examples(300)
-@given(cfg=configs, data=st.data())
-def test_formula_on_random_statistics(cfg, data):
+def _formula_on_random_statistics(cfg, data):
     """score/bp/precisions from statistics rows, one by one and vectorized, bit for bit."""
     from fastbleu.metrics.bleu.formula import BLEUFormula
 
@@ -189,15 +195,32 @@ def test_formula_on_random_statistics(cfg, data):
     assert not bad, [(rows[i], float(vector[i]), expected[i]) for i in bad[:3]]
 
 
+def _formula_on_random_statistics_at(size):
+    drawn = given(cfg=configs, data=st.data())
+    return examples(size)(drawn(_formula_on_random_statistics))
+
+
+# 100 examples in the quick run, 300 with -m slow (issue 28).
+test_formula_on_random_statistics, test_formula_on_random_statistics_full = \
+    quick_and_full(_formula_on_random_statistics_at, 100, 300)
+
+
 # -- tokenizers --------------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
-@examples(1000)
-@given(lines=st.lists(line, min_size=1, max_size=20), tokenize=st.sampled_from(TOKENIZERS),
-       lowercase=st.booleans())
-def test_tokens_match_sacrebleu(lines, tokenize, lowercase):
+def _tokens_match_sacrebleu(lines, tokenize, lowercase):
     assert_same_tokens(lines, tokenize, lowercase)
+
+
+def _tokens_match_sacrebleu_at(size):
+    drawn = given(lines=st.lists(line, min_size=1, max_size=20),
+                  tokenize=st.sampled_from(TOKENIZERS), lowercase=st.booleans())
+    return examples(size)(drawn(_tokens_match_sacrebleu))
+
+
+# 100 examples in the quick run, 1000 with -m slow (issue 28).
+test_tokens_match_sacrebleu, test_tokens_match_sacrebleu_full = \
+    quick_and_full(_tokens_match_sacrebleu_at, 100, 1000)
 
 
 REGRESSION_13A = [
@@ -258,16 +281,19 @@ def _exhaustive_13a(alphabet: list[str], max_len: int) -> None:
                     + "\n".join(token_report(lines[i], "13a", False) for i in shortest))
 
 
-@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
-def test_13a_exhaustive_short_strings():
-    """Every string of up to 5 characters over the classes that decide 13a's rules."""
-    _exhaustive_13a(["1", ".", ",", "-", "a", " ", "!", "\n", "\u00e9", "\u3000"], 5)
+# Up to 4 characters (11,111 strings) in the quick run, up to 5 with -m slow (issue 28).
+@pytest.mark.parametrize("length", [4, slow(5)])
+def test_13a_exhaustive_short_strings(length):
+    """Every string of up to ``length`` characters over the classes that decide 13a's rules."""
+    _exhaustive_13a(["1", ".", ",", "-", "a", " ", "!", "\n", "\u00e9", "\u3000"], length)
 
 
-def test_13a_exhaustive_preprocessing():
-    """Every sequence of up to 4 pieces that the replacements can interact on."""
+# Up to 3 pieces in the quick run, up to 4 with -m slow (issue 28).
+@pytest.mark.parametrize("length", [3, slow(4)])
+def test_13a_exhaustive_preprocessing(length):
+    """Every sequence of up to ``length`` pieces that the replacements can interact on."""
     _exhaustive_13a(["&amp;", "&lt;", "lt;", "&", "<skipped>", "<skip", "ped>", "-\n", "\n",
-                     "-", "1", ".", " ", "quot;"], 4)
+                     "-", "1", ".", " ", "quot;"], length)
 
 
 # -- whitespace and lowercase, over every code point ------------------------------------------
@@ -302,9 +328,13 @@ def test_whitespace_exhaustive_other_tokenizers(tokenize):
     assert bad.size == 0, [hex(int(i) + 0x80) for i in bad[:20]]
 
 
-def test_char_tokenizer_every_code_point():
-    """'char' of a line holding every code point once: one token per non-space code point."""
-    text = "".join(_ALL_CHARS)
+# The Basic Multilingual Plane (surrogates included) in the quick run; every code point with
+# -m slow (issue 28).
+@pytest.mark.parametrize("end", [0x10000, slow(0x110000)], ids=hex)
+def test_char_tokenizer_every_code_point(end):
+    """'char' of a line holding every code point below ``end`` once: one token per non-space
+    code point."""
+    text = "".join(_ALL_CHARS[:end])
     got = fast_hashes([text], "char", False)[0]
     expected = [token_hash(c) for c in " ".join(text).split()]
     assert len(got) == len(expected)
@@ -320,12 +350,15 @@ def _flat(tokens) -> tuple[np.ndarray, np.ndarray]:
     return tokens.hashes[tokens.start[segment] + np.arange(segment.size) - first[segment]], segment
 
 
-@pytest.mark.slow  # issue 28: minutes of CPU; CI runs it (-m slow)
-def test_lowercase_every_code_point():
-    """lowercase=True equals str.lower() for every code point, alone and after a letter."""
+# The Basic Multilingual Plane in the quick run; every code point (minutes of CPU) with
+# -m slow (issue 28).
+@pytest.mark.parametrize("end", [0x10000, slow(0x110000)], ids=hex)
+def test_lowercase_every_code_point(end):
+    """lowercase=True equals str.lower() for every code point below ``end``, alone and after
+    a letter."""
     none = get_tokenizer("none")
     for prefix in ("", "A", "\u0391"):  # final sigma: 'Σ' after a cased letter is 'ς'
-        lines = [prefix + c for c in _ALL_CHARS]
+        lines = [prefix + c for c in _ALL_CHARS[:end]]
         got = fb_tokenize(as_text_column(lines, "lines"), none, True)
         want = fb_tokenize(as_text_column([t.lower() for t in lines], "lines"), none, False)
         bad = np.flatnonzero(got.count != want.count)
@@ -335,10 +368,12 @@ def test_lowercase_every_code_point():
         assert bad.size == 0, [(lines[i], lines[i].lower()) for i in bad[:20]]
 
 
-def test_13a_exhaustive_ascii_pairs():
+# Bare and between digits in the quick run; the other two with -m slow (issue 28).
+@pytest.mark.parametrize("p, q", [("", ""), ("1", "1"), slow("a", "a"), slow(".", "5")])
+def test_13a_exhaustive_ascii_pairs(p, q):
     """Every pair of ASCII characters, bare and between digits and letters."""
     pairs = [chr(a) + chr(b) for a in range(128) for b in range(128)]
-    lines = [p + x + q for x in pairs for p, q in (("", ""), ("1", "1"), ("a", "a"), (".", "5"))]
+    lines = [p + x + q for x in pairs]
     got = fast_hashes(lines, "13a", False)
     expected = fast_hashes([" ".join(sacre_tokens(t, "13a", False)) for t in lines], "none",
                            False)
@@ -397,12 +432,19 @@ def _check_sampled_corpus(cfg, templates, seed, n, cached):
     assert bad.size == 0, (bad[:5], got[bad[:5]], expected[bad[:5]])
 
 
-@examples(30)
-@given(cfg=configs, templates=corpora(min_segments=3, max_segments=8),
-       seed=st.integers(0, 2**32 - 1), n=st.integers(500, 1400))
-def test_long_corpus(cfg, templates, seed, n):
+def _long_corpus(cfg, templates, seed, n):
     """Hundreds of segments: tables and scratch buffers reused from segment to segment."""
     _check_sampled_corpus(cfg, templates, seed, n, cached=False)
+
+
+def _long_corpus_at(size):
+    drawn = given(cfg=configs, templates=corpora(min_segments=3, max_segments=8),
+                  seed=st.integers(0, 2**32 - 1), n=st.integers(500, 1400))
+    return examples(size)(drawn(_long_corpus))
+
+
+# 10 examples in the quick run, 30 with -m slow (issue 28).
+test_long_corpus, test_long_corpus_full = quick_and_full(_long_corpus_at, 10, 30)
 
 
 @examples(3)
@@ -413,10 +455,7 @@ def test_corpus_across_threads(cfg, templates, seed, n):
     _check_sampled_corpus(cfg, templates, seed, n, cached=True)
 
 
-@examples(100)
-@given(cfg=configs, corpus=corpora(min_segments=1, max_segments=12),
-       batch_size=st.integers(1, 5))
-def test_small_batches(cfg, corpus, batch_size):
+def _small_batches(cfg, corpus, batch_size):
     """The batch loop (internal API): tiny batches give the same statistics as sacrebleu."""
     hyps, refs = corpus
     sacre = SacreBLEU(**cfg)
@@ -429,6 +468,16 @@ def test_small_batches(cfg, corpus, batch_size):
         batches = list(iter_statistics(hyp_col, references, tok, cfg["lowercase"],
                                        cfg["max_ngram_order"], batch_size=batch_size))
         assert_same_statistics(np.concatenate(batches), expected, hyps, refs, cfg)
+
+
+def _small_batches_at(size):
+    drawn = given(cfg=configs, corpus=corpora(min_segments=1, max_segments=12),
+                  batch_size=st.integers(1, 5))
+    return examples(size)(drawn(_small_batches))
+
+
+# 40 examples in the quick run, 100 with -m slow (issue 28).
+test_small_batches, test_small_batches_full = quick_and_full(_small_batches_at, 40, 100)
 
 
 def _has_surrogate(text: str) -> bool:
@@ -475,9 +524,7 @@ def _containers(values: list) -> dict:
     return out
 
 
-@examples(40)
-@given(cfg=configs, corpus=corpora(min_segments=2, max_segments=6), clean=st.booleans())
-def test_input_containers(cfg, corpus, clean):
+def _input_containers(cfg, corpus, clean):
     """Arrow, numpy, pandas and polars columns give sacrebleu's numbers for the same lists."""
     hyps, refs = corpus
     if clean:  # without lone surrogates, so that every container type can hold the text
@@ -498,6 +545,16 @@ def test_input_containers(cfg, corpus, clean):
             f"cached references as {name}"
 
 
+def _input_containers_at(size):
+    drawn = given(cfg=configs, corpus=corpora(min_segments=2, max_segments=6),
+                  clean=st.booleans())
+    return examples(size)(drawn(_input_containers))
+
+
+# 15 examples in the quick run, 40 with -m slow (issue 28).
+test_input_containers, test_input_containers_full = quick_and_full(_input_containers_at, 15, 40)
+
+
 class _Collect(logging.Handler):
     """Collects the messages of warnings and worse."""
 
@@ -509,9 +566,7 @@ class _Collect(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-@examples(15)
-@given(n=st.integers(98, 130), data=st.data(), force=st.booleans())
-def test_tokenized_period_warning(n, data, force):
+def _tokenized_period_warning(n, data, force):
     """Both warn about 100+ hypotheses ending in ' .' (raw text, not stripped) alike."""
     dotted = data.draw(st.integers(90, n), "dotted")
     others = st.sampled_from([".", " . ", " .\n", "", " .\ud800", " . x", "\u3000."])
@@ -526,6 +581,16 @@ def test_tokenized_period_warning(n, data, force):
                          lambda: SacreBLEU(force=force).corpus_score(hyps, refs).score)
     note(f"{sum(h.endswith(' .') for h in hyps)} of {n} end in ' .'; sacrebleu: {sacre}")
     assert fast == sacre
+
+
+def _tokenized_period_warning_at(size):
+    drawn = given(n=st.integers(98, 130), data=st.data(), force=st.booleans())
+    return examples(size)(drawn(_tokenized_period_warning))
+
+
+# 5 examples in the quick run, 15 with -m slow (issue 28).
+test_tokenized_period_warning, test_tokenized_period_warning_full = \
+    quick_and_full(_tokenized_period_warning_at, 5, 15)
 
 
 def _warnings_of(name: str, action) -> tuple[object, list[str]]:

@@ -16,7 +16,8 @@ import fastbleu
 from fastbleu import CHRF
 from fastbleu.metrics import get_metric
 from fastbleu.metrics.chrf.formula import CHRFFormula
-from testkit.text import WHITESPACE, corpora, examples, line
+from testkit.text import WHITESPACE, corpora, examples, line, random_lines
+from testkit.marks import quick_and_full
 
 
 
@@ -24,9 +25,7 @@ def _sacre_rows(theirs, hyps, streams):
     return theirs._extract_corpus_statistics(hyps, streams)
 
 
-@examples(300)
-@given(corpora(max_segments=5), chrf_options)
-def test_statistics_and_scores_equal_sacrebleu(corpus, options):
+def _statistics_and_scores(corpus, options):
     hyps, streams = corpus
     ours, theirs = CHRF(**options), SacreCHRF(**options)
     stats = ours.segment_statistics(hyps, streams)
@@ -45,6 +44,16 @@ def test_statistics_and_scores_equal_sacrebleu(corpus, options):
     assert ours.get_signature().format().rsplit("|", 1)[0] == expected_signature
     assert ours.get_signature().format(short=True).rsplit("|", 1)[0] == \
         theirs.get_signature().format(short=True).rsplit("|", 1)[0]
+
+
+def _statistics_and_scores_at(size):
+    drawn = given(corpora(max_segments=5), chrf_options)
+    return examples(size)(drawn(_statistics_and_scores))
+
+
+# 100 examples in the quick run, 300 with -m slow (issue 28).
+test_statistics_and_scores_equal_sacrebleu, test_statistics_and_scores_equal_sacrebleu_full = \
+    quick_and_full(_statistics_and_scores_at, 100, 300)
 
 
 @examples(100)
@@ -226,8 +235,7 @@ def test_python_lists_are_converted_a_batch_at_a_time():
     n = BATCH_SIZE + 1_000
     rng = np.random.default_rng(3)
     words = np.array(["the", "cat", "sat", "(on)", "mat.", "é", "中文", ""])
-    hyps = [" ".join(rng.choice(words, rng.integers(0, 8))) for _ in range(n)]
-    first = [" ".join(rng.choice(words, rng.integers(1, 8))) for _ in range(n)]
+    hyps, first = random_lines(rng, words, n, 0, 8), random_lines(rng, words, n, 1, 8)
     second = [None if i % 5 else "the mat" for i in range(n)]
     for refs in ([first], [first, second]):
         listed = CHRF(word_order=2)

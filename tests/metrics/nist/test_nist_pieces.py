@@ -216,6 +216,7 @@ def nist_dataset(tmp_path_factory):
     return path, table
 
 
+@pytest.mark.slow  # a real cluster (issue 28: -m slow)
 def test_dask_partitions_equal_one_process(nist_dataset):
     pytest.importorskip("distributed")
     import fastbleu.dask as fd
