@@ -30,15 +30,36 @@ class TableSource:
     columns: list[str]
     total_rows: int | None
     _batches: object  # a callable returning an iterator of record batches
+    #: A callable like ``_batches`` whose first batch is a small one, decoded beside the
+    #: first full batch (Parquet); None where the first rows cost no decoding.
+    _small_first: object = None
 
     def batches(self, read_ahead: bool = True) -> Iterator:
         """Record batches holding only :attr:`columns`, in row order.
 
         With ``read_ahead``, the next batch is read on a background thread
         while the caller works on the current one (pyarrow decodes without
-        holding the GIL).
+        holding the GIL), and a Parquet table of more than one batch starts
+        with a small batch (:func:`first_batch_rows`): nothing can be counted
+        before the first batch is decoded, so a small one lets the pool start
+        at once while the first full batch decodes on another thread.  Without
+        it, every batch but the last has the table's batch size.
         """
-        return _ahead(self._batches()) if read_ahead else self._batches()
+        if not read_ahead:
+            return self._batches()
+        return _ahead((self._small_first or self._batches)())
+
+
+def first_batch_rows(batch_size: int) -> int:
+    """Rows of the small first batch of a table read ahead: a quarter of a batch.
+
+    The pool counts it while the first full batch decodes beside it, so it
+    should take the kernels about as long as that decoding (pyarrow decodes
+    a Parquet text column some four to ten times faster than BLEU counts
+    it), and not much less: on a 2-core machine a first batch of 8,192 rows
+    of 65,536 left the pool waiting again for the full one.
+    """
+    return max(1, batch_size // 4)
 
 
 def read_ahead(batches: Iterator) -> Iterator:
@@ -140,17 +161,63 @@ def _parquet_batches(path: str, parquet, **options) -> Iterator:
             from None
 
 
+def _small_first(path: str, parquet, wanted: list[str], batch_size: int,
+                 dictionary_columns=()) -> Iterator:
+    """A Parquet file's batches, the first one :func:`first_batch_rows` rows.
+
+    Two readers of the file: one decodes the first few rows alone (quickly,
+    so that the pool starts counting them), while the other, on a thread of
+    its own, decodes the first full batch from the file's first row; that
+    batch is then yielded without the rows already given, and the rest of
+    the file in full batches.  The cost is the first few rows (and the
+    dictionary pages) decoded twice; memory stays two batches.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pyarrow.parquet as pq
+
+    # A reader of its own (one ParquetFile is not read from two threads at once), of the
+    # footer already read.
+    try:
+        again = pq.ParquetFile(path, metadata=parquet.metadata, pre_buffer=False,
+                               read_dictionary=list(dictionary_columns) or None)
+    except Exception as error:  # the file changed or vanished since it was opened
+        raise InputError(f"{path}: not a Parquet file ({error})") from None
+    rest = _parquet_batches(path, again, batch_size=batch_size, columns=wanted)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fastbleu-read-first") as beside:
+        full = beside.submit(next, rest, None)
+        # Decoded on this thread, not on pyarrow's CPU pool, where it would queue behind
+        # the full batch's columns (a pool of one thread at one thread).
+        head = next(_parquet_batches(path, parquet, batch_size=first_batch_rows(batch_size),
+                                     columns=wanted, use_threads=False), None)
+        if head is None:
+            return
+        yield head
+        first = full.result()
+    skip = head.num_rows
+    for batch in itertools.chain([] if first is None else [first], rest):
+        if skip >= batch.num_rows:  # never with batches that span row groups, as pyarrow's do
+            skip -= batch.num_rows
+            continue
+        yield batch.slice(skip) if skip else batch
+        skip = 0
+
+
 def _parquet(paths: list[str], name: str, wanted: list[str], batch_size: int,
              dictionary_columns: list[str] = ()) -> TableSource:
     files = [_open_parquet(path, wanted, dictionary_columns) for path in paths]
     check_same_types(wanted, [(path, parquet.schema_arrow) for path, parquet in zip(paths, files)])
     total = sum(parquet.metadata.num_rows for parquet in files)
 
-    def batches():
-        for path, parquet in zip(paths, files):
-            yield from _parquet_batches(path, parquet, batch_size=batch_size, columns=wanted)
+    def batches(small_first: bool = False):
+        for k, (path, parquet) in enumerate(zip(paths, files)):
+            if small_first and k == 0 and parquet.metadata.num_rows > batch_size:
+                yield from _small_first(path, parquet, wanted, batch_size, dictionary_columns)
+            else:
+                yield from _parquet_batches(path, parquet, batch_size=batch_size, columns=wanted)
 
-    return TableSource(name, wanted, total, batches)
+    return TableSource(name, wanted, total, batches,
+                       lambda: batches(small_first=total > batch_size))
 
 
 #: CSV blocks: Arrow's CSV reader reads some 18 blocks ahead, so blocks of 16 MB
