@@ -46,24 +46,29 @@ ALIGNMENT_BYTES = 16
 
 
 def cost_bounds(cuts: np.ndarray, n: int, batch_size: int, floor: int = 1) -> list[int]:
-    """Bounds ``[0, ..., n]`` through the wanted ``cuts``, each batch from ``floor`` to
-    ``batch_size`` segments (a longer stretch between two cuts is split evenly; a
-    remainder under ``floor`` joins the batch before it).
+    """Bounds ``[0, ..., n]`` near the wanted ``cuts`` (ascending), each batch from ``floor``
+    to ``batch_size`` segments.
 
-    ``floor`` must be at most ``batch_size // 2`` (or 1).
+    A cut moves as little as the limits allow: at least ``floor`` after the one
+    before, and early enough that every batch after it can still have ``floor``
+    (so a costly end of the input is not left to one large last batch); a stretch
+    longer than ``batch_size`` between two cuts is split evenly.  ``floor`` is at
+    most ``batch_size // 2`` (or 1).
     """
+    pieces = len(cuts) + 1
     bounds = [0]
-    for cut in [*(int(c) for c in cuts), n]:
+
+    def reach(cut: int) -> None:
         last = bounds[-1]
-        cut = min(n, max(cut, last + floor))
-        if n - cut < floor:
-            cut = n
-        if cut <= last:
-            continue
         parts = -(-(cut - last) // batch_size)
         bounds.extend(last + (cut - last) * j // parts for j in range(1, parts + 1))
-        if cut == n:
-            break
+
+    for k, cut in enumerate(cuts, start=1):
+        last = bounds[-1]
+        cut = min(max(int(cut), last + floor), n - (pieces - k) * floor)
+        if cut >= last + floor:
+            reach(cut)
+    reach(n)
     return bounds
 
 

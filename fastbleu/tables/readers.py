@@ -216,8 +216,8 @@ def _parquet(paths: list[str], name: str, wanted: list[str], batch_size: int,
             else:
                 yield from _parquet_batches(path, parquet, batch_size=batch_size, columns=wanted)
 
-    return TableSource(name, wanted, total, batches,
-                       lambda: batches(small_first=total > batch_size))
+    return TableSource(name, wanted, total, batches, lambda: batches(
+        small_first=total > batch_size and first_batch_rows(batch_size) < batch_size // 2))
 
 
 #: CSV blocks: Arrow's CSV reader reads some 18 blocks ahead, so blocks of 16 MB
