@@ -344,7 +344,7 @@ class Metric(ABC):
             found = self._rows(hyps, refs, first, last, pair)
             return found if reduce is None else reduce(found)
 
-        yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1))
+        yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1), self._window())
 
     def _pooled(self, pairs, batches, reduce=None) -> Iterator:
         from .._kernels.threads import ordered_map
@@ -355,7 +355,21 @@ class Metric(ABC):
             found = self.column_statistics(hyps, refs, buffers=pair)
             return found if reduce is None else reduce(found)
 
-        yield from ordered_map(pairs.lend(rows), batches)
+        yield from ordered_map(pairs.lend(rows), batches, self._window())
+
+    def _window(self) -> int | None:
+        """Batches handed to the pool before the oldest one's rows are taken: the default
+        (threads + 1), or twice the threads + 1 where batch costs are estimates of very
+        uneven work (TER): there one batch longer than its estimate at the head of the
+        window would keep the next ones from the free threads (a replay of 16 threads,
+        ``benchmarks/bench_cuts.py``: 12.1 against 14.7 times one thread on WMT22)."""
+        from .cuts import ALIGNMENT
+
+        if self.batch_cost != ALIGNMENT:
+            return None
+        from .._kernels.threads import pool_size
+
+        return 2 * pool_size() + 1
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Statistics rows, one per segment.

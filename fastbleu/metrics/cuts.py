@@ -43,6 +43,9 @@ ALIGNMENT = "alignment"
 SEGMENT_BYTES = 32
 #: Added to each length under ``ALIGNMENT``: an empty segment still costs something.
 ALIGNMENT_BYTES = 16
+#: Batches a thread under ``ALIGNMENT`` at least (more, smaller ones balanced no better
+#: in ``benchmarks/bench_cuts.py``'s replay of 16 threads: a batch's cost is an estimate).
+PER_THREAD = 4
 
 
 def cost_bounds(cuts: np.ndarray, n: int, batch_size: int, floor: int = 1) -> list[int]:
@@ -106,8 +109,13 @@ def _alignment_costs(hyp_lengths: np.ndarray, ref_lengths: Sequence[np.ndarray])
     return total
 
 
-def _pieces(n: int, batch_size: int, threads: int) -> int:
-    return len(even_bounds(n, batch_size, threads)) - 1
+def _pieces(n: int, batch_size: int, threads: int, model: str | None = None) -> int:
+    """Batches to cut: :func:`even_bounds`'s number, and for ``ALIGNMENT`` at least
+    four a thread (its batches may be as small as one segment)."""
+    pieces = len(even_bounds(n, batch_size, threads)) - 1
+    if model == ALIGNMENT and pieces > 1:
+        return max(pieces, min(n, PER_THREAD * threads))
+    return pieces
 
 
 def text_bounds(model: str | None, hyps, refs, batch_size: int, threads: int) -> list[int]:
@@ -119,7 +127,7 @@ def text_bounds(model: str | None, hyps, refs, batch_size: int, threads: int) ->
     """
     n = len(hyps)
     offsets = getattr(hyps, "offsets", None)
-    pieces = _pieces(n, batch_size, threads)
+    pieces = _pieces(n, batch_size, threads, model)
     if model is None or offsets is None or pieces <= 1:
         return even_bounds(n, batch_size, threads)
     streams = [stream.offsets for stream in refs if getattr(stream, "offsets", None) is not None] \
@@ -160,7 +168,8 @@ def list_bounds(model: str | None, hypotheses: list, references, batch_size: int
     bytes are not known before the conversion).
     """
     n = len(hypotheses)
-    if model != ALIGNMENT or _pieces(n, batch_size, threads) <= 1 \
+    pieces = _pieces(n, batch_size, threads, model)
+    if model != ALIGNMENT or pieces <= 1 \
             or not isinstance(references, (list, tuple)) \
             or not all(isinstance(s, (list, tuple)) and len(s) == n for s in references):
         return None
@@ -169,5 +178,5 @@ def list_bounds(model: str | None, hypotheses: list, references, batch_size: int
     if hyp_lengths is None or any(lengths is None for lengths in ref_lengths):
         return None
     costs = _alignment_costs(hyp_lengths, ref_lengths)
-    cuts = np.searchsorted(costs, _shares(costs[-1], _pieces(n, batch_size, threads)))
+    cuts = np.searchsorted(costs, _shares(costs[-1], pieces))
     return cost_bounds(cuts, n, batch_size)

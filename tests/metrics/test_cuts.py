@@ -130,3 +130,18 @@ def test_every_cut_and_thread_count_gives_the_rows_of_one_batch(name, kind, monk
             np.testing.assert_array_equal(rows, expected)
             again = metric.corpus_score(given(hyps), [given(refs), given(second)])
             assert again.score == score.score and str(again) == str(score)
+
+
+def test_uneven_work_gets_a_wider_window_and_more_batches(monkeypatch):
+    """TER: at least four batches a thread, and twice the threads + 1 handed out before
+    the oldest is taken back, so that one batch longer than its estimate does not hold
+    the next ones back; the other metrics keep the pool's default window."""
+    from fastbleu._kernels.threads import pool_size
+
+    assert fastbleu.TER()._window() == 2 * pool_size() + 1
+    assert fastbleu.BLEU()._window() is None and fastbleu.CHRF()._window() is None
+    hyps, refs = _sorted_mix(25_000)
+    h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
+    for threads in (2, 16):
+        bounds = cuts.text_bounds(cuts.ALIGNMENT, h, r, 1024, threads)
+        assert len(bounds) - 1 >= max(4 * threads, len(even_bounds(25_000, 1024, threads)) - 1)
