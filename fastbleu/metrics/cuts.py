@@ -123,13 +123,14 @@ def text_bounds(model: str | None, hyps, refs, batch_size: int, threads: int) ->
 
     ``hyps`` is a :class:`~fastbleu.inputs.text.TextColumn`; ``refs`` a list of them, or
     anything else (a metric's cached references: then the hypotheses alone are measured).
-    ``model`` None, or an input other than text, gives :func:`even_bounds`.
+    ``model`` None, an input other than text, or one thread (which takes the batches in
+    turn whatever their costs) gives :func:`even_bounds`.
     """
     n = len(hyps)
     offsets = getattr(hyps, "offsets", None)
     pieces = _pieces(n, batch_size, threads, model)
-    if model is None or offsets is None or pieces <= 1:
-        return even_bounds(n, batch_size, threads)
+    if model is None or offsets is None or pieces <= 1 or threads <= 1:
+        return even_bounds(n, batch_size, threads)  # (one thread takes the batches in turn)
     streams = [stream.offsets for stream in refs if getattr(stream, "offsets", None) is not None] \
         if isinstance(refs, list) else []
     if model == LINEAR:
@@ -159,7 +160,8 @@ def _lengths(stream, n: int) -> np.ndarray | None:
 
 def list_bounds(model: str | None, hypotheses: list, references, batch_size: int,
                 threads: int) -> list[int] | None:
-    """Bounds of batches of about equal cost for Python lists, or None: even counts.
+    """Bounds of batches of about equal cost for Python lists, or None: even counts (also
+    for one thread, which takes the batches in turn whatever their costs).
 
     Only ``ALIGNMENT`` measures a list: its segments' lengths cost the calling
     thread a pass over the strings (some 20 ns a segment), nothing beside a shift
@@ -169,7 +171,7 @@ def list_bounds(model: str | None, hypotheses: list, references, batch_size: int
     """
     n = len(hypotheses)
     pieces = _pieces(n, batch_size, threads, model)
-    if model != ALIGNMENT or pieces <= 1 \
+    if model != ALIGNMENT or pieces <= 1 or threads <= 1 \
             or not isinstance(references, (list, tuple)) \
             or not all(isinstance(s, (list, tuple)) and len(s) == n for s in references):
         return None

@@ -49,7 +49,7 @@ def _sorted_mix(n: int, seed: int = 26, longest: int = 11):
     return hyps, refs
 
 
-@pytest.mark.parametrize("threads", [1, 2, 16])
+@pytest.mark.parametrize("threads", [2, 4, 16])
 def test_a_sorted_input_gets_fewer_segments_a_batch_at_its_long_end(threads):
     hyps, refs = _sorted_mix(6000)
     h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
@@ -73,6 +73,16 @@ def test_a_sorted_input_gets_fewer_segments_a_batch_at_its_long_end(threads):
     assert cuts.list_bounds(cuts.ALIGNMENT, ascii_hyps, [ascii_refs], 1024, threads) == \
         cuts.text_bounds(cuts.ALIGNMENT, as_text_column(ascii_hyps, "h"),
                          [as_text_column(ascii_refs, "r")], 1024, threads)
+
+
+def test_one_thread_takes_even_batches_and_measures_nothing():
+    """One pool thread takes the batches in turn, whatever their costs: no pass over a
+    list's strings for it."""
+    hyps, refs = _sorted_mix(6000)
+    h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
+    for model in (cuts.LINEAR, cuts.ALIGNMENT):
+        assert cuts.text_bounds(model, h, r, 1024, 1) == even_bounds(6000, 1024, 1)
+    assert cuts.list_bounds(cuts.ALIGNMENT, hyps, [refs], 1024, 1) is None
 
 
 def test_lists_are_measured_only_for_a_shift_search():
