@@ -369,7 +369,8 @@ class Metric(ABC):
             return None
         from .._kernels.threads import pool_size
 
-        return 2 * pool_size() + 1
+        threads = pool_size()
+        return 2 * threads + 1 if threads > 1 else None  # one thread: nothing to balance
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Statistics rows, one per segment.

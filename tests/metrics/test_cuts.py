@@ -146,10 +146,11 @@ def test_uneven_work_gets_a_wider_window_and_more_batches(monkeypatch):
     """TER: at least four batches a thread, and twice the threads + 1 handed out before
     the oldest is taken back, so that one batch longer than its estimate does not hold
     the next ones back; the other metrics keep the pool's default window."""
-    from fastbleu._kernels.threads import pool_size
-
-    assert fastbleu.TER()._window() == 2 * pool_size() + 1
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 4)
+    assert fastbleu.TER()._window() == 9
     assert fastbleu.BLEU()._window() is None and fastbleu.CHRF()._window() is None
+    monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 1)
+    assert fastbleu.TER()._window() is None  # one thread: the default
     hyps, refs = _sorted_mix(25_000)
     h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
     for threads in (2, 16):
