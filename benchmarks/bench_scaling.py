@@ -1,7 +1,8 @@
 """How fastbleu scales with threads, and how much of it stays serial (issue 26).
 
 For each workload (corpus BLEU from Python lists and from Arrow arrays,
-corpus chrF, corpus TER, ``score_table`` on a Parquet file grouped by
+corpus chrF, corpus TER -- also on the segments sorted by length, so that the
+long ones sit together --, ``score_table`` on a Parquet file grouped by
 system, pyarrow's own read of that file's two text columns, and the paired
 bootstrap), at each thread count in its own process (``NUMBA_NUM_THREADS``
 and pyarrow's CPU count set to it), this reports:
@@ -20,12 +21,16 @@ process prints a digest of its scores; a difference fails the run).
 
 Text: WMT22 en-de system outputs and reference A, cycled (``--data``: the
 ``wmt22`` folder, or a TSV file of ``hypothesis<TAB>reference`` lines made
-with ``--export-data``); without data, synthetic sentences.
+with ``--export-data``; ``--pairs zh-en,en-de`` reads those language pairs
+from the folder); without data, synthetic sentences.
 
 Examples::
 
     python benchmarks/bench_scaling.py --warm --sizes 0.02 --threads 1,2
     python benchmarks/bench_scaling.py --export-data /tmp/wmt22-ende.tsv
+    python benchmarks/bench_scaling.py --pairs zh-en,en-de --export-data /tmp/wmt22-mixed.tsv
+    python benchmarks/bench_scaling.py --warm --sizes 0.25 --threads 1,2 \
+        --workloads ter_list,ter_sorted --data /tmp/wmt22-mixed.tsv
     python benchmarks/bench_scaling.py --warm --sizes 0.25 --data /tmp/wmt22-ende.tsv \\
         --json benchmarks/results/scaling-16core.json
 """
@@ -53,6 +58,7 @@ WORKLOADS = {
     "bleu_arrow": 4_000_000,
     "chrf_list": 1_000_000,
     "ter_list": 100_000,
+    "ter_sorted": 100_000,
     "table_parquet": 10_000_000,
     "arrow_read": 10_000_000,
     "paired_bootstrap": 1_000_000,
@@ -63,8 +69,10 @@ TABLE_GROUPS = 41
 
 # -- text ------------------------------------------------------------------------------
 
-def load_pairs(data: str | None) -> tuple[list[str], list[str], str]:
-    """``(hypotheses, references, where)``: aligned segments to cycle."""
+def load_pairs(data: str | None, pairs: list[str] = ("en-de",)
+               ) -> tuple[list[str], list[str], str]:
+    """``(hypotheses, references, where)``: aligned segments to cycle (from a wmt22
+    folder: every system of each language pair in ``pairs``, against its reference A)."""
     path = data if data is not None else DEFAULT_DATA
     if os.path.isfile(path):
         hyps, refs = [], []
@@ -75,20 +83,23 @@ def load_pairs(data: str | None) -> tuple[list[str], list[str], str]:
                 refs.append(ref)
         return hyps, refs, os.path.basename(path)
     outputs = os.path.join(path, "system-outputs")
-    reference = os.path.join(path, "references", "generaltest2022.en-de.ref.A.de")
-    if os.path.isdir(outputs) and os.path.isfile(reference):
+    hyps, refs = [], []
+    for pair in pairs:
+        target = pair.split("-")[-1]
+        reference = os.path.join(path, "references", f"generaltest2022.{pair}.ref.A.{target}")
+        if not (os.path.isdir(outputs) and os.path.isfile(reference)):
+            continue
         with open(reference, encoding="utf-8") as handle:
             ref = handle.read().split("\n")[:-1]
-        hyps, refs = [], []
         for name in sorted(os.listdir(outputs)):
-            if ".en-de.hyp." in name:
+            if f".{pair}.hyp." in name:
                 with open(os.path.join(outputs, name), encoding="utf-8") as handle:
                     lines = handle.read().split("\n")[:-1]
                 if len(lines) == len(ref):
                     hyps += lines
                     refs += ref
-        if hyps:
-            return hyps, refs, "wmt22 en-de"
+    if hyps:
+        return hyps, refs, "wmt22 " + " + ".join(pairs)
     if data is not None:
         sys.exit(f"--data {data}: neither a wmt22 folder nor a TSV file of hypothesis/reference")
     return synthetic_pairs(20_000), None, "synthetic"
@@ -111,6 +122,20 @@ def synthetic_pairs(n: int):
 
 def cycled(items: list, n: int) -> list:
     return (items * (n // len(items) + 1))[:n]
+
+
+def spread(items: list, n: int) -> list:
+    """``n`` items taken evenly from all of them (every language pair of a mixed file),
+    cycled when there are fewer."""
+    if n >= len(items):
+        return cycled(items, n)
+    return [items[i * len(items) // n] for i in range(n)]
+
+
+def by_length(hyps: list, refs: list) -> tuple[list, list]:
+    """The pairs sorted by hypothesis words times reference words (ties in input order)."""
+    order = sorted(range(len(hyps)), key=lambda i: len(hyps[i].split()) * len(refs[i].split()))
+    return [hyps[i] for i in order], [refs[i] for i in order]
 
 
 # -- measuring -------------------------------------------------------------------------
@@ -232,6 +257,10 @@ def prepare(name: str, n: int, hyps: list, refs: list, workdir: str):
         h, r = cycled(hyps, n), cycled(refs, n)
         ter = fastbleu.TER()
         return lambda: vars(ter.corpus_score(h, [r])), n
+    if name == "ter_sorted":  # the long segments together, at the end
+        h, r = by_length(spread(hyps, n), spread(refs, n))
+        ter = fastbleu.TER()
+        return lambda: vars(ter.corpus_score(h, [r])), n
     if name == "table_parquet":
         path = table_path(workdir, n)
 
@@ -303,7 +332,7 @@ def child(args) -> None:
 
     threads = int(os.environ["NUMBA_NUM_THREADS"])
     pa.set_cpu_count(threads)
-    hyps, refs, _ = read_text(args.data)
+    hyps, refs, _ = read_text(args.data, args.pairs)
     clock = PoolClock()
     out = {}
     for name in args.workloads:
@@ -333,8 +362,8 @@ def child(args) -> None:
     print("RESULT " + json.dumps(out))
 
 
-def read_text(data):
-    hyps, refs, where = load_pairs(data)
+def read_text(data, pairs=("en-de",)):
+    hyps, refs, where = load_pairs(data, pairs)
     if refs is None:
         hyps, refs = hyps
     return hyps, refs, where
@@ -350,6 +379,7 @@ def run_child(threads: int, args, workloads: list[str], sizes: float, repeat: in
                "--workloads", ",".join(workloads)]
     if args.data is not None:
         command += ["--data", args.data]
+    command += ["--pairs", ",".join(args.pairs)]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode:
         sys.exit(f"{threads} threads failed:\n{done.stdout}\n{done.stderr}")
@@ -370,6 +400,8 @@ def main() -> None:
     parser.add_argument("--data", default=None,
                         help="a wmt22 folder or a TSV of hypothesis<TAB>reference lines "
                              "(default ../shared/wmt22 if present, else synthetic text)")
+    parser.add_argument("--pairs", default="en-de",
+                        help="language pairs to read from a wmt22 folder, e.g. zh-en,en-de")
     parser.add_argument("--json", default=None, help="write the results here")
     parser.add_argument("--warm", action="store_true",
                         help="run every workload once, small, first (compiles the kernels)")
@@ -379,6 +411,7 @@ def main() -> None:
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.workloads = [w for w in args.workloads.split(",") if w]
+    args.pairs = [p for p in args.pairs.split(",") if p]
     unknown = [w for w in args.workloads if w not in WORKLOADS]
     if unknown:
         parser.error(f"unknown workload {unknown[0]!r}; choose from {', '.join(WORKLOADS)}")
@@ -387,7 +420,7 @@ def main() -> None:
         return
     if args.sizes <= 0:
         parser.error("--sizes must be positive")
-    hyps, refs, where = read_text(args.data)
+    hyps, refs, where = read_text(args.data, args.pairs)
     if args.export_data:
         with open(args.export_data, "w", encoding="utf-8") as handle:
             for h, r in zip(hyps, refs):
@@ -446,7 +479,7 @@ def report(results: dict, args, where: str, cpus: int, thread_counts: list[int])
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as handle:
-            json.dump({"text": where, "sizes": args.sizes, "cpus": cpus,
+            json.dump({"text": where, "pairs": args.pairs, "sizes": args.sizes, "cpus": cpus,
                        "python": sys.version.split()[0], "repeat": args.repeat,
                        "bootstrap_samples": BOOTSTRAP_SAMPLES, "table_groups": TABLE_GROUPS,
                        "rows": rows}, handle, indent=1)

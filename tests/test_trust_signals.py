@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from testkit.data import ROOT
@@ -56,18 +58,25 @@ def data(tmp_path_factory) -> dict[str, Path]:
         files[name] = folder / f"{name}.tsv"
         files[name].write_text("hyp\tref\n" + "".join(f"{h}\t{r}\n" for h, r in zip(hyps, refs)),
                                encoding="utf-8")
+        # Parquet: of more than one batch, read by two readers at first (a small first batch)
+        files[f"{name}_parquet"] = folder / f"{name}.parquet"
+        pq.write_table(pa.table({"hyp": hyps, "ref": refs}), files[f"{name}_parquet"],
+                       row_group_size=1000)
     files["cache"] = folder / "xdg"
     return files
 
 
 def _command(data, job: str, small: bool = False) -> list[str]:
-    ref, hyp, hyp2, table = ((data["small_ref"], data["small_hyp"], data["small_hyp2"],
-                              data["small_table"]) if small else
-                             (data["ref"], data["hyp"], data["hyp2"], data["table"]))
+    ref, hyp, hyp2, table, parquet = (
+        (data["small_ref"], data["small_hyp"], data["small_hyp2"], data["small_table"],
+         data["small_table_parquet"]) if small else
+        (data["ref"], data["hyp"], data["hyp2"], data["table"], data["table_parquet"]))
     jobs = {
         "ter": [ref, "-i", hyp, "-m", "ter"],
         "ter-table": [table, "--hyp-column", "hyp", "--ref-column", "ref", "-m", "ter",
                       "--batch-size", "500"],
+        "ter-parquet": [parquet, "--hyp-column", "hyp", "--ref-column", "ref", "-m", "ter",
+                        "--batch-size", "200"],
         "chrf-confidence": [ref, "-i", hyp, "-m", "chrf", "-ci", "-cin",
                             "20" if small else "2000000"],
         "bleu-paired": [ref, "-i", hyp, hyp2, "-pbs", "-pbsn", "20" if small else "2000000"],
@@ -81,7 +90,7 @@ def _env(data) -> dict[str, str]:
     return env
 
 
-JOBS = ["ter", "ter-table", "chrf-confidence", "bleu-paired"]
+JOBS = ["ter", "ter-table", "ter-parquet", "chrf-confidence", "bleu-paired"]
 
 
 @pytest.fixture(scope="module")

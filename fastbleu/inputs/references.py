@@ -84,14 +84,15 @@ def text_inputs(hypotheses, references, check_references, cache=None):
     return hyps, cache, None
 
 
-def list_batches(hypotheses, references, batch_size: int, check, whole, done, threads: int = 1):
+def list_batches(hypotheses, references, batch_size: int, check, whole, done, threads: int = 1,
+                 bounds: list[int] | None = None):
     """Python lists of segments converted to text columns a batch at a time, or ``None``
     when the inputs are not such lists (or fit in one batch).
 
     The generator yields ``(hypotheses, reference_streams)`` for consecutive
     batches of even sizes, at most ``batch_size`` (:func:`~fastbleu.statistics.even_bounds`
-    for ``threads`` threads), so that only a few batches of the input are
-    ever held as text.
+    for ``threads`` threads), or between the given ``bounds``, so that only a few
+    batches of the input are ever held as text.
     ``check(streams)`` validates a batch's references and returns its
     ``num_refs``; ``done(num_refs)`` receives the whole input's once every
     batch has been read (``-1`` when it varies).  A batch that cannot be
@@ -104,7 +105,8 @@ def list_batches(hypotheses, references, batch_size: int, check, whole, done, th
             or not all(isinstance(s, (list, tuple)) and len(s) == n for s in references):
         return None
 
-    bounds = even_bounds(n, batch_size, threads)
+    if bounds is None:
+        bounds = even_bounds(n, batch_size, threads)
 
     def batches():
         counts = set()

@@ -123,6 +123,10 @@ class Metric(ABC):
     #: fewer, so that a many-core pool gets many jobs and no thread is left with most
     #: of the work.
     batch_segments: ClassVar[int | None] = None
+    #: How a segment's cost grows with its text (:mod:`fastbleu.metrics.cuts`):
+    #: ``"linear"`` (tokenizing and counting) or ``"alignment"`` (an edit distance with
+    #: shifts, TER); the pipeline cuts batches of about equal cost by it.
+    batch_cost: ClassVar[str] = "linear"
     num_refs: int | None = None
     n_bootstrap: int | None = None
     seed: str | None = None
@@ -210,11 +214,13 @@ class Metric(ABC):
         """Python lists converted a batch at a time (``None`` for other inputs, or one batch)."""
         from ..inputs.references import list_batches
         from ..statistics.tokens import KERNEL_BATCH_SIZE
+        from .cuts import list_bounds
 
-        return list_batches(hypotheses, references, self.batch_segments or KERNEL_BATCH_SIZE,
-                            self._check_references,
+        size = self.batch_segments or KERNEL_BATCH_SIZE
+        return list_batches(hypotheses, references, size, self._check_references,
                             lambda: self._convert(hypotheses, references), self._seen_num_refs,
-                            threads)
+                            threads,
+                            list_bounds(self.batch_cost, hypotheses, references, size, threads))
 
     def _seen_num_refs(self, num_refs: int) -> None:
         self.num_refs = num_refs
@@ -294,7 +300,11 @@ class Metric(ABC):
 
         Python lists of text are converted a batch at a time while the pool's
         threads count the batches before (conversion needs the GIL); other
-        inputs are converted at once and cut into batches of even sizes.
+        inputs are converted at once.  Batches are cut where the input's
+        estimated cost (:attr:`batch_cost`, :mod:`fastbleu.metrics.cuts`)
+        crosses equal shares, so that long segments sitting together do not
+        give one thread most of the work (a list is measured only for TER's
+        cost, whose segments differ most; otherwise its batches have even sizes).
         Each batch runs whole on one thread of the pool (one hand-over per
         batch); an input of one batch runs here, without starting numba's
         threads.  A metric with a :attr:`corpus_pass` scores its input as one
@@ -323,7 +333,7 @@ class Metric(ABC):
         """:meth:`statistics_batches`, each batch's rows first passed through ``reduce`` on
         the batch's own pool thread (the corpus sum of a batch: the calling thread then
         only adds one row a batch)."""
-        from ..statistics.tokens import KERNEL_BATCH_SIZE, BufferPairs, even_bounds
+        from ..statistics.tokens import KERNEL_BATCH_SIZE, BufferPairs
 
         pairs = BufferPairs()
         threads = 1
@@ -349,11 +359,12 @@ class Metric(ABC):
                 yield rows if reduce is None else reduce(rows)
             return
         from .._kernels.threads import ordered_map, pool_size
-
-        bounds = even_bounds(n, size, pool_size())
         from ..inputs.text import TextColumn
+        from .cuts import text_bounds
 
         text = isinstance(hyps, TextColumn)
+        # batches of about equal cost (token ids: of equal counts)
+        bounds = text_bounds(self.batch_cost if text else None, hyps, refs, size, pool_size())
 
         def rows(k: int, pair) -> np.ndarray:
             # the batch's own look at its hypotheses, on its pool thread (not serial here)
@@ -363,7 +374,7 @@ class Metric(ABC):
             found = self._rows(hyps, refs, first, last, pair)
             return found if reduce is None else reduce(found)
 
-        yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1))
+        yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1), self._window())
 
     def _pooled(self, pairs, batches, reduce=None) -> Iterator:
         from .._kernels.threads import ordered_map
@@ -374,7 +385,22 @@ class Metric(ABC):
             found = self.column_statistics(hyps, refs, buffers=pair)
             return found if reduce is None else reduce(found)
 
-        yield from ordered_map(pairs.lend(rows), batches)
+        yield from ordered_map(pairs.lend(rows), batches, self._window())
+
+    def _window(self) -> int | None:
+        """Batches handed to the pool before the oldest one's rows are taken: the default
+        (threads + 1), or twice the threads + 1 where batch costs are estimates of very
+        uneven work (TER): there one batch longer than its estimate at the head of the
+        window would keep the next ones from the free threads (a replay of 16 threads,
+        ``benchmarks/bench_cuts.py``: 12.1 against 14.7 times one thread on WMT22)."""
+        from .cuts import ALIGNMENT
+
+        if self.batch_cost != ALIGNMENT:
+            return None
+        from .._kernels.threads import pool_size
+
+        threads = pool_size()
+        return 2 * threads + 1 if threads > 1 else None  # one thread: nothing to balance
 
     def segment_statistics(self, hypotheses, references=None) -> np.ndarray:
         """Statistics rows, one per segment.

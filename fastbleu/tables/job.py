@@ -239,13 +239,17 @@ class TableJob:
         return stats, refs_per_row, tokenizer_of_row, tokenizers
 
     def statistics(self, batches, metrics=None, first_row: int = 0, partition: int = 0,
-                   on_batch=None, buffers=None) -> Groups:
+                   on_batch=None, buffers=None, total_rows: int | None = None) -> Groups:
         """Per-group sums of record batches whose first row is ``first_row``.
 
         ``metrics`` is a :class:`MetricSet` or one metric object (default:
         :meth:`metric_set`); ``partition`` and the row give each group's
         first position; ``on_batch(batch, stats, first_row)`` sees every
-        batch's statistics; ``buffers`` are two
+        batch's statistics; ``total_rows``, the rows of ``batches`` when known
+        (a Parquet file's metadata says), lets the first batch go to the pool
+        as soon as it is read instead of after the second one (without it, a
+        table of one batch is only known as such once a second one is not
+        there); ``buffers`` are two
         :class:`~fastbleu.statistics.HashBuffer` to reuse (new ones without),
         lent first; every batch borrows its scratch from one
         :class:`~fastbleu.statistics.BufferPairs`, so that it is reused
@@ -298,9 +302,14 @@ class TableJob:
                 on_batch(batch, stats, row)
 
         items = numbered()
-        first = list(itertools.islice(items, 2))
-        if len(first) < 2:  # one batch: here (no numba import for a small table)
-            for item in first:
+        if total_rows is None:
+            first = list(itertools.islice(items, 2))
+            small = len(first) < 2
+            items = itertools.chain(first, items)
+        else:
+            small = total_rows <= self.batch_size
+        if small:  # one batch: here (no numba import for a small table)
+            for item in items:
                 add(*counted(item))
             return groups
         from .._kernels.threads import ordered_map  # imports numba; a large table uses it
@@ -309,7 +318,7 @@ class TableJob:
         # many side by side as the pool has threads, while this thread only reads
         # the next batches (pyarrow decodes them on its reader thread) and merges
         # each batch's group sums.
-        for result in ordered_map(counted, itertools.chain(first, items)):
+        for result in ordered_map(counted, items):
             add(*result)
         return groups
 

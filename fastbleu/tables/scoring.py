@@ -160,7 +160,8 @@ def score_groups(source, hyp: str = "hyp", refs=("ref",), group_by=None, doc: st
         with held():  # a signal waits until the writer is ours to discard
             if segments_out is not None:
                 segments = SegmentWriter(segments_out, list(job.keys), metric_set, source)
-        groups = job.statistics(batches, metric_set, on_batch=written)
+        groups = job.statistics(batches, metric_set, on_batch=written,
+                                total_rows=table.total_rows)
         if segments is not None:
             segments.commit()
     except BaseException:
