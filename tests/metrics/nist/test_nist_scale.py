@@ -289,7 +289,10 @@ def test_counts_past_the_memory_left_are_refused_in_one_line(tmp_path):
                              "ref": _words(rng, 1 << 20, n, 10, 30)}), path)
     script = tmp_path / "child.py"
     script.write_text(_CHILD)
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3])}
+    # One malloc arena: each thread's own arena reserves 64 MiB of address space, which
+    # RLIMIT_AS counts, so that a thread started late could fail before NIST's check.
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[3]),
+           "MALLOC_ARENA_MAX": "1"}
     api = subprocess.run([sys.executable, str(script), str(path), "api"], capture_output=True,
                          text=True, timeout=600, env=env)
     kind, text = json.loads(api.stdout)
