@@ -146,8 +146,12 @@ def build_seed(package_dir: Path, target_root: Path, work_root: Path, *,
         Path(work_root).mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=work_root) as scratch:
             numba_dir = Path(scratch) / "numba"
+            # This source tree first, then every folder this process imports from: pip's
+            # isolated build environment adds its packages to sys.path, not to the
+            # interpreter the child starts as.
+            path = os.pathsep.join([str(package_dir.parent), *filter(None, sys.path)])
             environment = {**os.environ, "NUMBA_CACHE_DIR": str(numba_dir), seed.DISABLE: "1",
-                           "PYTHONPATH": str(package_dir.parent), "PYTHONWARNINGS": "ignore"}
+                           "PYTHONPATH": path, "PYTHONWARNINGS": "ignore"}
             environment.pop("XDG_CACHE_HOME", None)
             done = subprocess.run([sys.executable, "-m", "fastbleu._native.warmup"],
                                   cwd=scratch, env=environment, timeout=timeout,
