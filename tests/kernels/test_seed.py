@@ -45,6 +45,7 @@ def _run(argv, cache_home: Path, extra_env=None, site: Path | None = None, **kwa
            if k not in ("NUMBA_CACHE_DIR", "FASTBLEU_NO_AOT", "XDG_CACHE_HOME")}
     env.update(XDG_CACHE_HOME=str(cache_home), PYTHONPATH=str(site or ROOT),
                **(extra_env or {}))
+    kwargs.setdefault("cwd", cache_home.parent)  # never a folder another test left behind
     return subprocess.run([sys.executable, *argv], capture_output=True, text=True,
                           timeout=600, env=env, **kwargs)
 
