@@ -149,16 +149,24 @@ class Accumulator:
         if not isinstance(other, Accumulator):
             raise TypeError(f"can only merge another Accumulator, got {type(other).__name__}")
         if (other.key, other.options) != (self.key, self.options) or \
-                other.formula != self.formula:
+                not self._formula_merges(other.formula):
             raise ValueError(f"cannot merge accumulators of different metrics or options: "
                              f"{self.key} {self.options} vs {other.key} {other.options}")
         self._add_input_signature(other._input_signature)
-        self._total += other._total
-        self.n_segments += other.n_segments
-        self.num_refs = merged_num_refs(self.num_refs, other.num_refs)
+        self._merge_sums(other)
         if self._empty_num_refs is None:
             self._empty_num_refs = other._empty_num_refs
         return self
+
+    def _formula_merges(self, formula) -> bool:
+        """Whether sums scored by ``formula`` add to this accumulator's (the same formula)."""
+        return formula == self.formula
+
+    def _merge_sums(self, other: Accumulator) -> None:
+        """Add ``other``'s sums, segments and reference counts (its formula merges)."""
+        self._total += other._total
+        self.n_segments += other.n_segments
+        self.num_refs = merged_num_refs(self.num_refs, other.num_refs)
 
     def _add_input_signature(self, signature: str | None) -> None:
         if signature is None:

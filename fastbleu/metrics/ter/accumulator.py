@@ -56,30 +56,16 @@ class TERAccumulator(Accumulator):
             metric._adopt(pinned)
         return self
 
-    def merge(self, other: Accumulator) -> TERAccumulator:
-        """Add another TER accumulator's sums (same options), at the common scale of the two;
-        return this one.
+    def _formula_merges(self, formula) -> bool:
+        """Any TER formula: sums of another scale are added at the common scale of the two
+        (:meth:`Accumulator.merge` then refuses only other metrics or options, and
+        :meth:`_add` a sum that would leave int64 or need a scale beyond 2**32, with both
+        accumulators unchanged)."""
+        return isinstance(formula, TERFormula)
 
-        Raises
-        ------
-        TypeError
-            If ``other`` is not an :class:`Accumulator`.
-        ValueError
-            If it sums another metric's statistics, the same metric's with
-            other options, or when the sum would leave int64 or need a
-            scale beyond 2**32 (both accumulators are then unchanged).
-        """
-        if not isinstance(other, Accumulator):
-            raise TypeError(f"can only merge another Accumulator, got {type(other).__name__}")
-        if (other.key, other.options) != (self.key, self.options) or \
-                not isinstance(other.formula, TERFormula):
-            raise ValueError(f"cannot merge accumulators of different metrics or options: "
-                             f"{self.key} {self.options} vs {other.key} {other.options}")
+    def _merge_sums(self, other: Accumulator) -> None:
         if other.n_segments:  # an empty one adds nothing, whatever its scale
             self._add(other._total, other.formula.scale, other.n_segments, other.num_refs)
-        if self._empty_num_refs is None:
-            self._empty_num_refs = other._empty_num_refs
-        return self
 
     def _add(self, total, scale: int, n: int, num_refs) -> None:
         """Add a sum of ``n`` segments at ``scale``: everything checked before anything
