@@ -58,6 +58,17 @@ _S63 = np.uint64(63)
 _ONE = np.uint64(1)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _local_slot(local, key, k, tag, fresh, shift, mask):
+    """The slot of the order-``k`` n-gram ``key`` in a segment's local table: the one that
+    holds it (tagged ``tag``), or the empty one (tagged below ``fresh``) where it goes."""
+    at = table_slot(key ^ (np.uint64(k + 1) * ORDER_MIX), shift)
+    while local[at, _TAG] >= fresh and not (
+            local[at, _TAG] == tag and local[at, _KEY] == np.int64(key)):
+        at = (at + 1) & mask
+    return at
+
+
 @njit(cache=True, nogil=True)
 def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_count, table,
                    shift, words, zero_hash, max_order, mteval, compensated, num, den, ref_len,
@@ -138,10 +149,7 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                     break
                 key = extend_key(key, h)
                 tag = fresh + k + 1
-                at = table_slot(key ^ (np.uint64(k + 1) * ORDER_MIX), local_shift)
-                while local[at, _TAG] >= fresh and not (
-                        local[at, _TAG] == tag and local[at, _KEY] == np.int64(key)):
-                    at = (at + 1) & local_mask
+                at = _local_slot(local, key, k, tag, fresh, local_shift, local_mask)
                 if local[at, _TAG] == tag:
                     j = local[at, _ID]
                     ids_hyp[j] += 1
@@ -189,10 +197,7 @@ def _chunk_matches(hyp_hashes, hyp_start, hyp_count, ref_hashes, ref_start, ref_
                         break
                     key = extend_key(key, h)
                     tag = fresh + k + 1
-                    at = table_slot(key ^ (np.uint64(k + 1) * ORDER_MIX), local_shift)
-                    while local[at, _TAG] >= fresh and not (
-                            local[at, _TAG] == tag and local[at, _KEY] == np.int64(key)):
-                        at = (at + 1) & local_mask
+                    at = _local_slot(local, key, k, tag, fresh, local_shift, local_mask)
                     if local[at, _TAG] != tag:
                         break  # not in the hypothesis, nor is any extension
                     ids_ref[local[at, _ID]] += 1
