@@ -1,18 +1,22 @@
-"""fastbleu: sacrebleu-exact BLEU and chrF, vectorized with numba, for large corpora.
+"""fastbleu: sacrebleu's BLEU, chrF/chrF++ and TER and nltk's BLEU and NIST, vectorized for
+large corpora.
 
-The pipeline, one stage a module or subpackage::
+The pipeline, one stage a subpackage, in the order data flows::
 
-    text.py, files.py   inputs -> UTF-8 columns (Arrow-style buffers)
-    tokenizers/         tokenizer names -> kernels or Python line tokenizers
-    statistics.py       columns -> token hashes -> per-segment statistics (kernels)
-    token_ids.py,       token ids (lists, numpy, Arrow, DLPack) -> token hashes, no
-      id_statistics.py  tokenizer -> the same statistics (``TokenIds``)
-    metrics/            the metric seam: statistics -> formula -> score and signature
-    resampling.py       seeds, sacrebleu's draws, bootstrap and randomization engines
-    significance.py     confidence intervals, paired bootstrap, approximate randomization
-    tables/             Parquet / CSV / JSON Lines / data frames -> scores per group
-    dask/               the same on a Dask cluster (``fastbleu.dask``, optional)
-    report.py, cli/     the ``fastbleu`` command and what it prints
+    inputs/       lists, numpy/Arrow arrays, files -> UTF-8 columns; reference streams
+    tokenizers/   sacrebleu's tokenizer names -> kernels or Python line tokenizers
+    statistics/   columns or token ids -> token hashes -> per-segment int64 statistics
+    _kernels/     the numba kernels behind every stage (private; ``_native`` holds the
+                  ahead-of-time build and the shipped kernel-cache seed)
+    metrics/      the seam: statistics -> formula -> score and signature, per metric
+    significance/ confidence intervals, paired bootstrap, approximate randomization
+    tables/       Parquet / CSV / JSON Lines / data frames -> scores per group, streamed
+    dask/         the same on a Dask cluster (optional)
+    nltk/         NLTK-compatible sentence and corpus BLEU and NIST
+    gpu/          token ids already on a CUDA device, scored there (optional)
+    pairwise.py   MBR matrices of sentence scores
+    compare/      the HTML comparison report (optional extra ``report``)
+    cli/          the ``fastbleu`` command
 
 The public names are imported on first use, so that ``fastbleu --help`` and
 input errors do not wait for numba to start.

@@ -1,1 +1,1 @@
-"""fastbleu.inputs."""
+"""Inputs: lists, numpy/Arrow arrays and files as UTF-8 columns, and reference streams."""

@@ -1,1 +1,1 @@
-"""fastbleu.statistics."""
+"""Statistics: UTF-8 columns or token ids -> token hashes -> per-segment int64 statistics."""
