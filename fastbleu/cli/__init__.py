@@ -37,9 +37,8 @@ from __future__ import annotations
 import logging
 import sys
 
-from ..errors import InputError
 from .parser import apply_environment, build_parser
-from .policy import broken_install_message, is_broken_install, report_bug, say, write_output
+from .policy import broken_install_message, guarded, is_broken_install, write_output
 from .run import execute
 
 __all__ = ["main", "build_parser", "execute", "broken_install_message"]
@@ -58,40 +57,13 @@ def main(argv: list[str] | None = None) -> int:
     apply_environment(args)
     logging.basicConfig(format="fastbleu: warning: %(message)s",
                         level=logging.ERROR if args.quiet else logging.WARNING)
-    from ..signals import Terminated, terminating
-
-    try:
-        with terminating():  # SIGTERM and SIGHUP unwind as Ctrl-C does, removing temporaries
-            output = execute(args)
-    except InputError as error:
-        if args.debug:
-            raise
-        say(f"fastbleu: error: {error}")
-        return 2
-    except Terminated as stop:
-        say(f"fastbleu: {stop.message}")
-        return stop.exit_status
-    except KeyboardInterrupt:
-        say("fastbleu: interrupted; no output was written")
-        return 130
-    except MemoryError:  # a limit of the machine (or of ulimit -v), not a bug
-        if args.debug:
-            raise
-        say("fastbleu: error: not enough memory for this input; no output was written "
-            "(a table is read --batch-size rows at a time, so a smaller batch may help; "
-            "else score fewer rows a run, or give the process more memory)")
-        return 2
-    except ImportError as error:
-        if args.debug:
-            raise
-        if is_broken_install(error):
-            say(f"fastbleu: error: {broken_install_message(error)}")
-            return 1
-        return report_bug()
-    except Exception:  # not the user's input: a bug, shown as one
-        if args.debug:
-            raise
-        return report_bug()
+    output = None
+    with guarded(args.debug, "output", memory_hint=(
+            "a table is read --batch-size rows at a time, so a smaller batch may help; "
+            "else score fewer rows a run, or give the process more memory")) as outcome:
+        output = execute(args)
+    if outcome.status is not None:
+        return outcome.status
     if output is None:  # nothing to print (an --echo of no segment), as sacrebleu
         return 0
     return write_output(output)

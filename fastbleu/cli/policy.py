@@ -60,6 +60,65 @@ def user_values(*errors: type[BaseException]):
         raise InputError(str(error)) from None
 
 
+class Outcome:
+    """What :func:`guarded` saw: the exit status when the run failed, else ``None``."""
+
+    def __init__(self):
+        self.status: int | None = None
+
+
+@contextlib.contextmanager
+def guarded(debug: bool, product: str, memory_hint: str = "", extras: dict | None = None):
+    """Run a command's work under the error policy; ``outcome.status`` is set on failure.
+
+    One policy for every subcommand: an :class:`InputError` or ``MemoryError`` is one
+    ``fastbleu: error:`` line and exit 2; SIGTERM/SIGHUP (:mod:`fastbleu.signals`) and
+    Ctrl-C unwind, removing temporaries (exit 129/143/130); a broken installation is one
+    line and exit 1; a missing optional extra named in ``extras`` (top-level module ->
+    its message) is exit 2; anything else is a bug (traceback, exit 1).  ``--debug``
+    (``debug``) lets user errors and bugs raise instead.  ``product`` names what was not
+    written ("output", "report"); ``memory_hint`` follows the memory error.
+    """
+    from ..signals import Terminated, terminating
+
+    outcome = Outcome()
+    try:
+        with terminating():  # SIGTERM and SIGHUP unwind as Ctrl-C does, removing temporaries
+            yield outcome
+    except InputError as error:
+        if debug:
+            raise
+        say(f"fastbleu: error: {error}")
+        outcome.status = 2
+    except Terminated as stop:
+        say(f"fastbleu: {stop.message}")
+        outcome.status = stop.exit_status
+    except KeyboardInterrupt:
+        say(f"fastbleu: interrupted; no {product} was written")
+        outcome.status = 130
+    except MemoryError:  # a limit of the machine (or of ulimit -v), not a bug
+        if debug:
+            raise
+        say(f"fastbleu: error: not enough memory for this input; no {product} was written"
+            + (f" ({memory_hint})" if memory_hint else ""))
+        outcome.status = 2
+    except ImportError as error:
+        if debug:
+            raise
+        if is_broken_install(error):
+            say(f"fastbleu: error: {broken_install_message(error)}")
+            outcome.status = 1
+        elif (error.name or "").split(".")[0] in (extras or {}):
+            say(f"fastbleu: error: {extras[error.name.split('.')[0]]}")
+            outcome.status = 2
+        else:
+            outcome.status = report_bug()
+    except Exception:  # not the user's input: a bug, shown as one
+        if debug:
+            raise
+        outcome.status = report_bug()
+
+
 def say(message: str) -> None:
     """One line on standard error; nothing (never standard output) if it is closed."""
     stream = sys.stderr

@@ -20,7 +20,7 @@ import logging
 
 from ..errors import InputError
 from .parser import METRIC_NAMES, SMOOTH_METHODS, _Parser
-from .policy import broken_install_message, is_broken_install, report_bug, say
+from .policy import guarded, say
 
 _TABLE_FLAGS = ("hyp_column", "ref_column", "group_by", "segment_column", "src_column",
                 "baseline", "system_column")
@@ -218,40 +218,10 @@ def main(argv: list[str]) -> int:
     args = build_report_parser().parse_args(argv)
     logging.basicConfig(format="fastbleu: warning: %(message)s",
                         level=logging.ERROR if args.quiet else logging.WARNING)
-    from ..signals import Terminated, terminating
-
-    try:
-        with terminating():
-            run(args)
-    except InputError as error:
-        if args.debug:
-            raise
-        say(f"fastbleu: error: {error}")
-        return 2
-    except Terminated as stop:
-        say(f"fastbleu: {stop.message}")
-        return stop.exit_status
-    except KeyboardInterrupt:
-        say("fastbleu: interrupted; no report was written")
-        return 130
-    except MemoryError:
-        if args.debug:
-            raise
-        say("fastbleu: error: not enough memory for this input; no report was written")
-        return 2
-    except ImportError as error:
-        if args.debug:
-            raise
-        if is_broken_install(error):
-            say(f"fastbleu: error: {broken_install_message(error)}")
-            return 1
-        if (error.name or "").split(".")[0] == "matplotlib":
-            say("fastbleu: error: fastbleu report draws its charts with matplotlib, which is "
-                "not installed: pip install 'fastbleu[report]'")
-            return 2
-        return report_bug()
-    except Exception:  # not the user's input: a bug, shown as one
-        if args.debug:
-            raise
-        return report_bug()
+    with guarded(args.debug, "report", extras={"matplotlib": (
+            "fastbleu report draws its charts with matplotlib, which is not installed: "
+            "pip install 'fastbleu[report]'")}) as outcome:
+        run(args)
+    if outcome.status is not None:
+        return outcome.status
     return 0
