@@ -117,6 +117,14 @@ def _significance(n: int) -> None:
                                   n_samples=20)
     significance.paired_ar([hyps, other], refs, metrics=[BLEU()], n_samples=20)
     BLEU().corpus_score(hyps, refs, n_bootstrap=20)
+    # the draws a many-core machine makes on the pool (few threads draw on one)
+    import numpy as np
+
+    from fastbleu.significance.draws import FlipDraws, IndexDraws
+
+    for parallel in (False, True):
+        IndexDraws(np.random.default_rng(1), 1000, parallel=parallel).take(200)
+        FlipDraws(np.random.default_rng(1), 1000, parallel=parallel).take(200)
 
 
 def _table(folder: Path) -> None:

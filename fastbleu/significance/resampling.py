@@ -16,7 +16,9 @@ generator's stream with no buffer local to the call, so consecutive calls
 continue the stream exactly; boolean draws take 32 coins from each 32-bit
 word and drop the unused bits of the last word of every call, so flip chunks
 hold a whole number of 32-coin words (a multiple of ``32 / gcd(n, 32)``
-rows).  ``tests/significance/test_significance.py`` checks both against one big draw.
+rows).  The draws themselves are made by :mod:`.draws`: numpy's values, from
+anywhere in the generator's stream, so that a many-core machine draws a chunk
+on the whole pool instead of on one thread.  ``tests/significance/test_significance.py`` checks both against one big draw.
 All systems share the draws, as they do in sacrebleu with a fixed seed (with
 ``none``, sacrebleu draws afresh for every system; fastbleu once).
 
@@ -41,6 +43,7 @@ import numpy as np
 from .._kernels.resample import count_draws, float32_sums, randomization_sums, weighted_sums
 from .._kernels.threads import chunk_bounds, submit, submit_chunks
 from .._limits import MAX_SAMPLES
+from .draws import FlipDraws, IndexDraws
 from .estimates import compat_scores, single_mean_ci
 
 if TYPE_CHECKING:
@@ -119,11 +122,15 @@ def index_chunks(rng: np.random.Generator, n_segments: int, n_samples: int,
     a block of rows at a time, the same values as the one big call."""
     if chunk_rows is None:
         chunk_rows = _chunk_rows(n_segments)
+    draws = IndexDraws(rng, n_segments)  # numpy's values, drawn on the pool when it is large
     done = 0
-    while done < n_samples:
-        rows = min(chunk_rows, n_samples - done)
-        yield done, rng.choice(n_segments, size=(rows, n_segments), replace=True)
-        done += rows
+    try:
+        while done < n_samples:
+            rows = min(chunk_rows, n_samples - done)
+            yield done, draws.take(rows)
+            done += rows
+    finally:
+        draws.close()
 
 
 def flip_rows_step(n_segments: int) -> int:
@@ -144,11 +151,15 @@ def flip_chunks(rng: np.random.Generator, n_segments: int, n_trials: int,
     if chunk_rows is None:
         chunk_rows = _FLIP_BUDGET // n_segments
     chunk_rows = max(step, chunk_rows // step * step)
+    flips = FlipDraws(rng, n_segments)  # numpy's values, drawn on the pool when it is large
     done = 0
-    while done < n_trials:
-        rows = min(chunk_rows, n_trials - done)
-        yield done, rng.integers(2, size=(rows, n_segments), dtype=bool)
-        done += rows
+    try:
+        while done < n_trials:
+            rows = min(chunk_rows, n_trials - done)
+            yield done, flips.take(rows)
+            done += rows
+    finally:
+        flips.close()
 
 
 def _pipelined(chunks, launch) -> None:
