@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._kernels.resample import count_draws, float32_sums, randomization_sums, weighted_sums
-from .._kernels.threads import chunk_bounds, submit, submit_chunks
+from .._kernels.threads import chunk_bounds, for_chunks, submit, submit_chunks
 from .._limits import MAX_SAMPLES
 from .draws import FlipDraws, IndexDraws
 from .estimates import compat_scores, single_mean_ci
@@ -179,11 +179,15 @@ def _side_by_side(stats: list[np.ndarray], dtype) -> np.ndarray:
     """``(n_segments, total width)``: each segment's rows of all blocks, contiguous."""
     n = stats[0].shape[0]
     joined = np.empty((n, sum(block.shape[1] for block in stats)), dtype=dtype)
+    for_chunks(_copy_rows, n, joined, stats, min_chunk=1 << 16)  # numpy copies without the GIL
+    return joined
+
+
+def _copy_rows(joined: np.ndarray, stats: list[np.ndarray], first: int, last: int) -> None:
     column = 0
     for block in stats:
-        joined[:, column:column + block.shape[1]] = block
+        joined[first:last, column:column + block.shape[1]] = block[first:last]
         column += block.shape[1]
-    return joined
 
 
 class _Metrics:
