@@ -123,3 +123,17 @@ def text_hashes(data, offsets, valid, has_valid, hashes):
         for k in range(end - j):
             word |= np.uint64(data[j + k]) << np.uint64(8 * k)
         hashes[i] = finish((h ^ word) * prime)
+
+
+@njit(cache=True, nogil=True)
+def gather_text(data, offsets, rows, slots, out, out_offsets):
+    """Copy the text of ``rows`` (``data[offsets[r]:offsets[r + 1]]``) to their ``slots`` of
+    ``out`` (``out[out_offsets[s]:out_offsets[s + 1]]``, as long: a null row's slot is
+    empty)."""
+    for k in range(rows.size):
+        r = rows[k]
+        s = slots[k]
+        begin = offsets[r]
+        target = out_offsets[s]
+        for j in range(out_offsets[s + 1] - target):
+            out[target + j] = data[begin + j]

@@ -27,33 +27,48 @@ from .corpus import word_counts
 
 #: Metrics whose reference side is shared (TER and the rest go row by row).
 SHARED_METRICS = ("bleu", "chrf")
-#: Bytes of hypotheses a block keeps (about twice that while a block is gathered).
-BLOCK_BYTES = 320 << 20
+#: Bytes of hypotheses a pass over the table keeps (a block of segments).
+BLOCK_BYTES = 192 << 20
+#: Rows scored at a time within a block (their int64 statistics: tens of MB).
+CHUNK_ROWS = 1 << 18
 _FOLD_START = np.uint64(0xCBF29CE484222325)
 
 
 class References:
     """The baseline's references of every segment (segment order), read and checked once."""
 
-    def __init__(self, source, job, metric_set, sys_codes, dest, base, batch_size, errors):
+    def __init__(self, source, job, metric_set, sys_codes, dest, base, null_as_empty,
+                 batch_size, errors):
         import pyarrow as pa
 
         from ..tables import open_table
-        from ..tables.columns import reference_streams
+        from ..tables.columns import hypothesis_column, reference_streams
         from .kernels import text_hashes
 
         refs = list(job.refs)
-        table = open_table(source, refs, batch_size, encoding_errors=errors)
+        table = open_table(source, list(dict.fromkeys([job.hyp, *refs])), batch_size,
+                           encoding_errors=errors)
         n_rows = sys_codes.size
         folds = np.empty(n_rows, dtype=np.uint64)
+        #: bytes of every row's hypothesis (checked here, once; a null one is empty)
+        self.lengths = np.empty(n_rows, dtype=np.int64)
         anchors, words = [], []
         low, high = None, None
-        text_bytes = 0
         done = 0
         for batch in table.batches():
             n = batch.num_rows
             if n == 0:
                 continue
+            column = hypothesis_column(batch, job.hyp, done, errors)
+            if column.null_count and not null_as_empty:
+                row = int(np.flatnonzero(~np.asarray(column.is_valid()))[0])
+                raise InputError(f"column {job.hyp!r}, row {done + row}: the hypothesis is "
+                                 "null (--null-as-empty takes it as empty)")
+            offsets = _offsets(column)
+            length = offsets[1:] - offsets[:-1]
+            if column.null_count:
+                length[~np.asarray(column.is_valid())] = 0
+            self.lengths[done:done + n] = length
             streams = reference_streams(batch, refs, done, errors)
             present = np.stack([np.ones(n, bool) if s.valid is None else s.valid
                                 for s in streams])
@@ -71,24 +86,28 @@ class References:
             for stream in streams:
                 valid = stream.valid if stream.valid is not None else np.ones(0, bool)
                 text_hashes(stream.data, stream.offsets, valid, stream.valid is not None, fold)
-                text_bytes += int(stream.offsets[-1] - stream.offsets[0])
             folds[done:done + n] = fold
             first = sys_codes[done:done + n] == base
             if first.any():
                 mask = pa.array(first)
-                anchors.append(batch.filter(mask))
+                anchors.append(batch.select(refs).filter(mask))
                 words.append(word_counts(batch.column(refs[0]).filter(mask)))
             done += n
         # the baseline's rows are segments 0..n-1 in table order: their references in order
-        batch = pa.Table.from_batches(anchors).combine_chunks().to_batches()[0]
+        table = pa.Table.from_batches(anchors)
+        del anchors[:]
+        batch = table.combine_chunks().to_batches()[0]
+        del table
         self.streams = reference_streams(batch, refs, 0, errors)
         self.words = np.concatenate(words) if words else np.zeros(0, dtype=np.int64)
-        base_rows_fold = folds[sys_codes == base]
+        base_fold = folds[sys_codes == base]
         #: rows scored against references of their own (their columns differ from the
         #: baseline row's of their segment)
-        self.own = folds != base_rows_fold[dest]
+        self.own = np.empty(n_rows, dtype=bool)
+        for first in range(0, n_rows, 1 << 20):  # a piece at a time: no row-sized temporaries
+            last = min(first + (1 << 20), n_rows)
+            self.own[first:last] = folds[first:last] != base_fold[dest[first:last]]
         self.num_refs = low if low == high else -1
-        self.bytes_per_row = text_bytes / max(n_rows, 1) / max(len(self.streams), 1)
 
     def for_chrf(self, lowercase: bool):
         """``(data, start, end)`` of every segment's references for
@@ -105,152 +124,180 @@ class References:
         return data, np.ascontiguousarray(start), np.ascontiguousarray(end)
 
 
-def blocks(n_segments: int, rows_per_segment: float, bytes_per_row: float,
-           budget: int = BLOCK_BYTES) -> list[tuple[int, int]]:
-    """Segment ranges of about ``budget`` bytes of hypotheses each."""
-    per_block = max(1, int(budget / max(rows_per_segment * max(bytes_per_row, 1.0), 1.0)))
-    return [(lo, min(lo + per_block, n_segments)) for lo in range(0, n_segments, per_block)]
+def blocks(segment_bytes: np.ndarray, budget: int = BLOCK_BYTES) -> list[tuple[int, int]]:
+    """Segment ranges whose hypotheses hold about ``budget`` bytes each (at least one
+    segment a block)."""
+    n = segment_bytes.size
+    ends = np.cumsum(segment_bytes)
+    found, lo = [], 0
+    while lo < n:
+        before = ends[lo - 1] if lo else 0
+        hi = int(np.searchsorted(ends, before + budget, side="right"))
+        hi = min(max(hi, lo + 1), n)
+        found.append((lo, hi))
+        lo = hi
+    return found
 
 
 def shared_statistics(source, job, metric_set, sys_codes, dest, position, base, n,
                       array, ref_words, null_as_empty, src, batch_size, errors,
                       budget: int = BLOCK_BYTES) -> int:
     """Fill ``array`` (a :class:`~fastbleu.compare.corpus.StatisticsArray`) and
-    ``ref_words`` from the table; return the references per segment (-1: varies)."""
-    import pyarrow as pa
+    ``ref_words`` from the table; return the references per segment (-1: varies).
 
+    Every system has one row per segment (:func:`~fastbleu.compare.table.align`), so a
+    block of segments ``lo:hi`` holds ``(hi - lo) * n_systems`` rows, segment by segment,
+    each in its system's place: its hypotheses are copied there straight from the record
+    batches, each segment's rows side by side.
+    """
     from ..statistics.tokens import BufferPairs
     from ..tables import open_table
 
     open_table(source, list(dict.fromkeys([job.hyp, *job.refs] + ([src] if src else []))),
                batch_size, encoding_errors=errors)  # every column is there (nothing read)
-    refs = References(source, job, metric_set, sys_codes, dest, base, batch_size, errors)
+    refs = References(source, job, metric_set, sys_codes, dest, base, null_as_empty,
+                      batch_size, errors)
     ref_words[:] = refs.words
-    chrf_refs = {}
-    hyp = job.hyp
     n_systems = int(position.max()) + 1
     scratch = BufferPairs()
-    own_columns = list(dict.fromkeys([hyp, *job.refs]))
-    for lo, hi in blocks(n, sys_codes.size / max(n, 1), refs.bytes_per_row, budget):
-        own_here = bool(np.any(refs.own & (dest >= lo) & (dest < hi)))
-        columns = own_columns if own_here else [hyp]
-        table = open_table(source, columns, batch_size, encoding_errors=errors)
-        texts, segs, systems, own_parts, own_segs, own_systems = [], [], [], [], [], []
-        done = 0
-        for batch in table.batches():
-            m = batch.num_rows
-            if m == 0:
-                continue
-            here = dest[done:done + m]
-            inside = (here >= lo) & (here < hi)
-            if inside.any():
-                own = refs.own[done:done + m] & inside
-                rows = np.flatnonzero(inside & ~own)
-                taken = _hypotheses(batch, hyp, rows, inside, done, errors, null_as_empty)
-                texts.append(taken)
-                segs.append(here[rows] - lo)
-                systems.append(position[sys_codes[done + rows]])
-                if own.any():
-                    own_rows = np.flatnonzero(own)
-                    own_parts.append((done, own_rows, batch.take(pa.array(own_rows))))
-            done += m
-        _score_block(metric_set, refs, chrf_refs, texts, segs, systems, lo, hi, array,
-                     n_systems, scratch)
+    chrf_refs = {}
+    segment_bytes = np.bincount(dest, weights=refs.lengths, minlength=n)
+    for lo, hi in blocks(segment_bytes, budget):
+        hyps, own_parts = _block_hypotheses(source, job, refs, dest, sys_codes, position, lo,
+                                            hi, n_systems, batch_size, errors)
+        _score_block(metric_set, refs, chrf_refs, hyps, lo, hi, array, n_systems, scratch)
+        del hyps
         for first, rows, part in own_parts:
             _score_own(job, metric_set, part, first, rows, dest, position, sys_codes, array,
                        scratch)
     return refs.num_refs
 
 
-def _hypotheses(batch, hyp, rows, inside, first_row, errors, null_as_empty):
-    """The hypotheses of a batch's ``rows`` as a checked Arrow string array; the
-    batch's rows ``inside`` the block are checked for nulls (an InputError naming the
-    first, unless ``null_as_empty``)."""
+def _block_hypotheses(source, job, refs, dest, sys_codes, position, lo, hi, n_systems,
+                      batch_size, errors):
+    """The hypotheses of segments ``lo:hi`` in slot order (a TextColumn), and the rows
+    with references of their own ``(first_row, rows, their record batch)``."""
     import pyarrow as pa
 
-    from ..inputs.text import arrow_strings
+    from ..inputs.text import TextColumn, arrow_strings
+    from ..tables import open_table
     from ..tables.columns import hypothesis_column
+    from .kernels import gather_text
 
-    column = batch.column(hyp)
-    nulls = np.asarray(column.is_null()) & inside if column.null_count else None
-    if nulls is not None and nulls.any() and not null_as_empty:
-        raise InputError(f"column {hyp!r}, row {first_row + int(np.flatnonzero(nulls)[0])}: "
-                         "the hypothesis is null (--null-as-empty takes it as empty)")
-    try:
-        taken = arrow_strings(column.take(pa.array(rows)), hyp, errors=errors,
-                              first_row=first_row)
-    except InputError:  # the message of the whole batch, which names the row
-        hypothesis_column(batch, hyp, first_row, errors)
-        raise
-    return taken.fill_null("") if taken.null_count else taken
+    n_slots = (hi - lo) * n_systems
+    lengths = np.zeros(n_slots, dtype=np.int64)
+    inside_rows = np.flatnonzero((dest >= lo) & (dest < hi))
+    lengths[_slots(dest, sys_codes, position, inside_rows, lo, n_systems)] = \
+        refs.lengths[inside_rows]
+    offsets = np.zeros(n_slots + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    del lengths, inside_rows
+    data = np.empty(int(offsets[-1]), dtype=np.uint8)
+    own_here = bool(refs.own[(dest >= lo) & (dest < hi)].any())
+    columns = list(dict.fromkeys([job.hyp, *job.refs])) if own_here else [job.hyp]
+    table = open_table(source, columns, batch_size, encoding_errors=errors)
+    own_parts = []
+    done = 0
+    for batch in table.batches():
+        m = batch.num_rows
+        if m == 0:
+            continue
+        here = dest[done:done + m]
+        inside = (here >= lo) & (here < hi)
+        if inside.any():
+            # checked by the pass over the references; repaired text is repaired again
+            column = hypothesis_column(batch, job.hyp, done, errors) if errors != "strict" \
+                else arrow_strings(batch.column(job.hyp), job.hyp, trusted=True)
+            rows = np.flatnonzero(inside)
+            gather_text(np.frombuffer(column.buffers()[2] or b"", dtype=np.uint8),
+                        _offsets(column), rows,
+                        _slots(dest, sys_codes, position, done + rows, lo, n_systems), data,
+                        offsets)
+            own = refs.own[done:done + m] & inside
+            if own.any():
+                own_rows = np.flatnonzero(own)
+                own_parts.append((done, own_rows, batch.take(pa.array(own_rows))))
+        done += m
+    return TextColumn(data, offsets), own_parts
 
 
-def _score_block(metric_set, refs, chrf_refs, texts, segs, systems, lo, hi, array,
-                 n_systems, scratch):
+def _slots(dest, sys_codes, position, rows, lo, n_systems) -> np.ndarray:
+    """The places of table ``rows`` in their block (segment by segment, system by system)."""
+    return (dest[rows].astype(np.int64) - lo) * n_systems + position[sys_codes[rows]]
+
+
+def _offsets(column) -> np.ndarray:
+    """The offsets of an Arrow string array (a view)."""
     import pyarrow as pa
 
-    from ..inputs.text import as_text_column
+    kind = np.int64 if pa.types.is_large_string(column.type) else np.int32
+    return np.frombuffer(column.buffers()[1], dtype=kind)[
+        column.offset:column.offset + len(column) + 1]
+
+
+def _score_block(metric_set, refs, chrf_refs, hyps, lo, hi, array, n_systems, scratch):
+    """Every metric's statistics of a block's rows, stored system by system."""
     from ..statistics.tokens import References as Tokens
 
-    if not texts:
-        return
-    column = pa.chunked_array(texts).combine_chunks() if len(texts) > 1 else texts[0]
-    del texts[:]
-    hyps = as_text_column(column, "hypotheses", trusted=True)
-    segs = np.concatenate(segs)
-    systems = np.concatenate(systems)
+    per_chunk = max(1, CHUNK_ROWS // n_systems)  # segments scored at a time
     for m, metric in enumerate(metric_set.metrics):
         if metric.key == "chrf":
-            rows, order = _chrf_rows(metric, refs, chrf_refs, hyps, segs, lo, hi)
-            _put(array, m, rows, lo + segs[order], systems[order], n_systems)
-            continue
-        # BLEU: the block's references tokenized once, every row pointing at its segment's
-        streams = [s.slice(lo, hi) for s in refs.streams]
-        tokens = Tokens.cached(streams, metric.tokenizer, metric.lowercase)
-        shared = Tokens(tokens.hashes, np.ascontiguousarray(tokens.start[:, segs]),
-                        np.ascontiguousarray(tokens.count[:, segs]))
-        rows = metric.column_statistics(hyps, shared, buffers=scratch)
-        _put(array, m, rows, lo + segs, systems, n_systems)
+            chrf = _chrf_references(metric, refs, chrf_refs)
+            texts = _lowercase(hyps) if metric.lowercase else hyps
+        else:  # BLEU: the block's references tokenized once
+            tokens = Tokens.cached([s.slice(lo, hi) for s in refs.streams], metric.tokenizer,
+                                   metric.lowercase)
+        for a in range(lo, hi, per_chunk):
+            b = min(a + per_chunk, hi)
+            first, last = (a - lo) * n_systems, (b - lo) * n_systems
+            if metric.key == "chrf":
+                rows = _chrf_rows(metric, chrf, texts, first, last, a, b, n_systems)
+            else:  # every row pointing at its segment's reference tokens
+                segs = np.repeat(np.arange(a - lo, b - lo), n_systems)
+                shared = Tokens(tokens.hashes, np.ascontiguousarray(tokens.start[:, segs]),
+                                np.ascontiguousarray(tokens.count[:, segs]))
+                rows = metric.column_statistics(hyps.slice(first, last), shared,
+                                                buffers=scratch)
+            rows = rows.reshape(b - a, n_systems, rows.shape[1])
+            for s in range(n_systems):
+                array.put(m, s, slice(a, b), rows[:, s])
 
 
-def _chrf_rows(metric, refs, chrf_refs, hyps, segs, lo, hi):
-    from ..inputs.text import lowercase as lowercase_column
-    from .chrf_shared import chrf_shared
+def _lowercase(column):
+    from ..inputs.text import lowercase
 
+    return lowercase(column)
+
+
+def _chrf_references(metric, refs, chrf_refs):
     if metric.lowercase not in chrf_refs:
         chrf_refs[metric.lowercase] = refs.for_chrf(metric.lowercase)
-    data, start, end = chrf_refs[metric.lowercase]
-    if metric.lowercase:
-        hyps = lowercase_column(hyps)
-    order = np.argsort(segs, kind="stable")
-    seg_rows = np.zeros(hi - lo + 1, dtype=np.int64)
-    np.cumsum(np.bincount(segs, minlength=hi - lo), out=seg_rows[1:])
+    return chrf_refs[metric.lowercase]
+
+
+def _chrf_rows(metric, chrf, hyps, first, last, a, b, n_systems) -> np.ndarray:
+    """chrF rows of slots ``first:last`` (segments ``a:b``)."""
+    from .chrf_shared import chrf_shared
+
+    data, start, end = chrf
     formula = metric.formula
     _, factor, one_plus_factor, eps_smoothing = formula.kernel_args
-    out = np.empty((segs.size, formula.row_width), dtype=np.int64)
-    chrf_shared(hyps.data, np.ascontiguousarray(hyps.offsets[:-1][order]),
-                np.ascontiguousarray(hyps.offsets[1:][order]), data,
-                np.ascontiguousarray(start[:, lo:hi]), np.ascontiguousarray(end[:, lo:hi]),
-                seg_rows, formula.char_order, formula.word_order, metric.whitespace, factor,
+    out = np.empty((last - first, formula.row_width), dtype=np.int64)
+    chrf_shared(hyps.data, hyps.offsets[first:last], hyps.offsets[first + 1:last + 1], data,
+                np.ascontiguousarray(start[:, a:b]), np.ascontiguousarray(end[:, a:b]),
+                np.arange(0, last - first + 1, n_systems, dtype=np.int64),
+                formula.char_order, formula.word_order, metric.whitespace, factor,
                 one_plus_factor, eps_smoothing, out)
-    return out, order
-
-
-def _put(array, m, rows, segments, systems, n_systems):
-    """Store ``rows`` (one metric's columns) at their segments, system by system."""
-    for s in range(n_systems):
-        mask = systems == s
-        if mask.all():
-            array.put(m, s, segments, rows)
-        elif mask.any():
-            array.put(m, s, segments[mask], rows[mask])
+    return out
 
 
 def _score_own(job, metric_set, part, first, rows, dest, position, sys_codes, array, scratch):
-    """Rows with references of their own: scored as every table row is."""
+    """Rows with references of their own, scored as every table row is (after their
+    block's rows, whose statistics against the baseline's references they replace)."""
     stats = job.batch_statistics(part, metric_set, first, scratch)[0]
     segments = dest[first + rows]
     systems = position[sys_codes[first + rows]]
-    n_systems = int(position.max()) + 1
     for m, columns_of in enumerate(metric_set.slices):
-        _put(array, m, stats[:, columns_of], segments, systems, n_systems)
+        for s in np.unique(systems).tolist():
+            mask = systems == s
+            array.put(m, s, segments[mask], stats[mask][:, columns_of])
