@@ -131,9 +131,22 @@ def gather_text(data, offsets, rows, slots, out, out_offsets):
     ``out`` (``out[out_offsets[s]:out_offsets[s + 1]]``, as long: a null row's slot is
     empty)."""
     for k in range(rows.size):
-        r = rows[k]
         s = slots[k]
-        begin = offsets[r]
-        target = out_offsets[s]
-        for j in range(out_offsets[s + 1] - target):
-            out[target + j] = data[begin + j]
+        target, end = out_offsets[s], out_offsets[s + 1]
+        begin = offsets[rows[k]]
+        out[target:end] = data[begin:begin + (end - target)]
+
+
+@njit(cache=True, nogil=True)
+def store_rows(array, first, column, rows):
+    """``array[first + i, column + k] = rows[i, k]``, and the largest value of ``rows``:
+    the caller stores them again in a wider array if it does not fit ``array``'s type."""
+    largest = 0
+    for i in range(rows.shape[0]):
+        target = array[first + i]
+        row = rows[i]
+        for k in range(rows.shape[1]):
+            value = row[k]
+            largest = max(largest, value)
+            target[column + k] = value
+    return largest

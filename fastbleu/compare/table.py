@@ -1,4 +1,4 @@
-"""A corpus from a table: one row per (system, segment), read twice in record batches.
+"""A corpus from a table: one row per (system, segment), read in passes of record batches.
 
 The first pass reads only the system, group and segment-id columns and
 decides where each row goes: the segment of each row, aligned as
@@ -6,9 +6,12 @@ decides where each row goes: the segment of each row, aligned as
 else the k-th row of a system in a group is the k-th row of the baseline in
 that group).  The segments' order is the baseline's row order, so the
 draws, and every number, equal ``fastbleu TABLE --system-column ...
---paired-bs``'s.  The second pass computes the statistics of each batch
-(:class:`fastbleu.tables.TableJob`, as every table run does) and stores them
-straight where they belong: memory is the statistics array, not the table.
+--paired-bs``'s.  Then the statistics, stored straight where they belong
+(memory is the statistics array and a block of text, not the table): for
+BLEU and chrF, each segment's reference side computed once for every system
+(:mod:`fastbleu.compare.shared`); otherwise (TER, or one system) a pass that
+scores each row with its own references (:class:`fastbleu.tables.TableJob`,
+as every table run does).  Both give the same rows.
 """
 
 from __future__ import annotations
@@ -140,9 +143,7 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
     :func:`fastbleu.tables.paired_table`, ``src`` naming a source column to show
     beside the examples, ``metrics`` as ``(key, options)`` pairs and ``block_bytes`` the
     hypothesis text a pass over the table keeps (:mod:`fastbleu.compare.shared`)."""
-    import pyarrow as pa
-
-    from ..tables import TableJob, open_table
+    from ..tables import TableJob
     from ..tables.reference_counts import counted_job
 
     keys = list(group_by or ())
