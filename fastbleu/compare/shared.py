@@ -5,17 +5,21 @@ baseline's row holds them), so here they are read, tokenized and counted
 once a segment: BLEU's reference tokens once (the counting kernel then reads
 them for every system), chrF's reference n-grams once
 (:mod:`fastbleu.compare.chrf_shared`).  A row whose reference columns differ
-from its baseline row's (a fold of their bytes, :func:`~fastbleu.compare.kernels.text_hashes`,
-tells) is scored with its own, as every table row is
-(:meth:`fastbleu.tables.TableJob.batch_statistics`), so the statistics are those
-of the per-row path whatever the table holds.
+from its baseline row's (a 64-bit fold of their bytes,
+:func:`~fastbleu.compare.kernels.text_hashes`, tells) is scored with its own,
+as every table row is (:meth:`fastbleu.tables.TableJob.batch_statistics`), so
+the statistics are those of the per-row path whatever the table holds (up to
+a 64-bit collision of two different references of one segment, as n-gram
+keys are exact up to their hash collisions).
 
-The table is read in passes: one over the reference columns (checked as a
-table job checks them, folded, and the baseline's rows kept: one reference
-set a segment), then one over the hypotheses per block of segments (their
-text is kept for one block at a time, :data:`BLOCK_BYTES`; a block with rows
-of their own references reads those too), since a system's rows may be
-anywhere in the table.
+The table is read in passes: one over the hypothesis and reference columns
+(checked as a table job checks them, the hypotheses' lengths noted, the
+references folded and the baseline's kept: one reference set a segment),
+then one over the hypotheses per block of segments (:data:`BLOCK_BYTES` of
+text; a block with rows of their own references reads those too), since a
+system's rows may be anywhere in the table.  Every system has one row a
+segment, so a block's text is laid out segment by segment, each row in its
+system's place, copied there straight from the record batches.
 """
 
 from __future__ import annotations
@@ -162,9 +166,14 @@ def shared_statistics(source, job, metric_set, sys_codes, dest, position, base, 
     scratch = BufferPairs()
     chrf_refs = {}
     segment_bytes = np.bincount(dest, weights=refs.lengths, minlength=n)
-    for lo, hi in blocks(segment_bytes, budget):
-        hyps, own_parts = _block_hypotheses(source, job, refs, dest, sys_codes, position, lo,
-                                            hi, n_systems, batch_size, errors)
+    found = blocks(segment_bytes, budget)
+    # each row's block, so that a pass tests one small code a row
+    block_of_row = np.searchsorted(np.array([hi for _, hi in found]), dest, side="right") \
+        .astype(np.int16 if len(found) < 1 << 15 else np.int64)
+    for k, (lo, hi) in enumerate(found):
+        hyps, own_parts = _block_hypotheses(source, job, refs, block_of_row == k, dest,
+                                            sys_codes, position, lo, hi, n_systems,
+                                            batch_size, errors)
         _score_block(metric_set, refs, chrf_refs, hyps, lo, hi, array, n_systems, scratch)
         del hyps
         for first, rows, part in own_parts:
@@ -173,8 +182,8 @@ def shared_statistics(source, job, metric_set, sys_codes, dest, position, base, 
     return refs.num_refs
 
 
-def _block_hypotheses(source, job, refs, dest, sys_codes, position, lo, hi, n_systems,
-                      batch_size, errors):
+def _block_hypotheses(source, job, refs, in_block, dest, sys_codes, position, lo, hi,
+                      n_systems, batch_size, errors):
     """The hypotheses of segments ``lo:hi`` in slot order (a TextColumn), and the rows
     with references of their own ``(first_row, rows, their record batch)``."""
     import pyarrow as pa
@@ -186,14 +195,14 @@ def _block_hypotheses(source, job, refs, dest, sys_codes, position, lo, hi, n_sy
 
     n_slots = (hi - lo) * n_systems
     lengths = np.zeros(n_slots, dtype=np.int64)
-    inside_rows = np.flatnonzero((dest >= lo) & (dest < hi))
+    inside_rows = np.flatnonzero(in_block)
     lengths[_slots(dest, sys_codes, position, inside_rows, lo, n_systems)] = \
         refs.lengths[inside_rows]
     offsets = np.zeros(n_slots + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
+    own_here = bool(refs.own[inside_rows].any())
     del lengths, inside_rows
     data = np.empty(int(offsets[-1]), dtype=np.uint8)
-    own_here = bool(refs.own[(dest >= lo) & (dest < hi)].any())
     columns = list(dict.fromkeys([job.hyp, *job.refs])) if own_here else [job.hyp]
     table = open_table(source, columns, batch_size, encoding_errors=errors)
     own_parts = []
@@ -202,8 +211,7 @@ def _block_hypotheses(source, job, refs, dest, sys_codes, position, lo, hi, n_sy
         m = batch.num_rows
         if m == 0:
             continue
-        here = dest[done:done + m]
-        inside = (here >= lo) & (here < hi)
+        inside = in_block[done:done + m]
         if inside.any():
             # checked by the pass over the references; repaired text is repaired again
             column = hypothesis_column(batch, job.hyp, done, errors) if errors != "strict" \
@@ -213,8 +221,8 @@ def _block_hypotheses(source, job, refs, dest, sys_codes, position, lo, hi, n_sy
                         _offsets(column), rows,
                         _slots(dest, sys_codes, position, done + rows, lo, n_systems), data,
                         offsets)
-            own = refs.own[done:done + m] & inside
-            if own.any():
+            own = refs.own[done:done + m] & inside if own_here else None
+            if own is not None and own.any():
                 own_rows = np.flatnonzero(own)
                 own_parts.append((done, own_rows, batch.take(pa.array(own_rows))))
         done += m
