@@ -44,6 +44,9 @@ from .._kernels.text.hashing import extend_key, table_slot
 
 _MIN_BITS = 6
 _DIRECT = 128
+#: Stamps of a chunk before its tables are made afresh (the pair tables hold int32 stamps;
+#: a segment takes two a reference).
+_STAMP_LIMIT = (1 << 31) - 1024
 
 
 @njit(cache=True, nogil=True)
@@ -90,11 +93,11 @@ def _build(ref, n_ref, orders, exact, tables, stamp, shift, mask):
                 if exact and prefix < _DIRECT and unit < _DIRECT:
                     at = 2 * ((prefix << 7) | np.int64(unit))
                     if pairs[m, at] == stamp:
-                        ident = pairs[m, at + 1]
+                        ident = np.int64(pairs[m, at + 1])
                         counts[m, ident] += 1
                     else:
-                        pairs[m, at] = stamp
-                        pairs[m, at + 1] = ids
+                        pairs[m, at] = np.int32(stamp)
+                        pairs[m, at + 1] = np.int32(ids)
                         ident = ids
                         counts[m, ident] = 1
                         ids += 1
@@ -166,7 +169,7 @@ def _match(hyp, n_hyp, n_ref, orders, exact, tables, stamp, hstamp, shift, mask,
                     if exact and prefix < _DIRECT and unit < _DIRECT:
                         at_pair = 2 * ((prefix << 7) | np.int64(unit))
                         if pairs[m, at_pair] == stamp:
-                            ident = pairs[m, at_pair + 1]
+                            ident = np.int64(pairs[m, at_pair + 1])
                     elif next_stamp[m, prefix] == stamp:
                         if next_unit[m, prefix] == unit:
                             ident = next_id[m, prefix]
@@ -207,7 +210,7 @@ def _scratch(units, orders):
             np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
             np.full(_DIRECT, -1, dtype=np.int64),
-            np.full((orders, 2 * _DIRECT * _DIRECT), -1, dtype=np.int64))
+            np.full((orders, 2 * _DIRECT * _DIRECT), -1, dtype=np.int32))
 
 
 @njit(cache=True, nogil=True)
@@ -251,7 +254,8 @@ def shared_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end, seg
             here += span + 1
         widest = max(widest, here)
         most = max(most, seg_rows[g + 1] - seg_rows[g])
-    tables = _scratch(longest, max(char_order, word_order, 1))
+    orders = max(char_order, word_order, 1)
+    tables = _scratch(longest, orders)
     ref_chars = np.empty(longest, dtype=np.uint64)
     ref_words = np.empty(longest, dtype=np.uint64)
     hyp_chars = np.empty(widest, dtype=np.uint64)
@@ -265,6 +269,9 @@ def shared_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end, seg
     stamp = np.int64(0)
     hstamp = np.int64(0)
     for g in range(first, last):
+        if stamp > _STAMP_LIMIT:  # the pair tables' int32 stamps: start afresh
+            tables = _scratch(longest, orders)
+            stamp = np.int64(0)
         lo, hi = seg_rows[g], seg_rows[g + 1]
         k = hi - lo
         at = np.int64(0)
