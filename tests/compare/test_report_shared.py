@@ -129,3 +129,53 @@ def test_shared_path_refuses_what_the_row_path_refuses(tools):
     with pytest.raises(InputError, match="segments but the baseline"):
         compare_table.from_table(missing, refs=("ref",), segment="id", group_by=["domain"],
                                  metrics=[("bleu", {})], null_as_empty=True)
+
+
+def test_shared_references_from_csv_list_columns_and_a_baseline(tools, tmp_path):
+    """A CSV table, a list column of references and another baseline: the same rows as
+    the per-row path."""
+    import pyarrow.csv as pa_csv
+
+    table = tools.systems_table(3, 30)
+    metrics = [("bleu", {}), ("chrf", {"word_order": 2})]
+    path = tmp_path / "rows.csv"
+    pa_csv.write_csv(table, path)
+    for source, refs in ((str(path), ("ref",)),
+                         (table.append_column("refs", pa.array(
+                             [[r, r[::-1]] for r in table.column("ref").to_pylist()])),
+                          ("refs",))):
+        shared = compare_table.from_table(source, refs=refs, group_by=["domain"],
+                                          metrics=metrics, baseline="sys-02", block_bytes=500)
+        by_row = compare_table.from_table(source, refs=refs, group_by=["domain"],
+                                          metrics=metrics + [("ter", {})], baseline="sys-02")
+        assert shared.systems[0] == "sys-02"
+        assert shared.num_refs == by_row.num_refs
+        assert np.array_equal(shared.ref_words, by_row.ref_words)
+        for m in range(len(metrics)):
+            for s in range(len(shared.systems)):
+                assert np.array_equal(shared.system_rows(m, s), by_row.system_rows(m, s))
+
+
+def test_shared_references_repair_text_as_the_row_path_does(tools, tmp_path):
+    """Bytes that are not UTF-8 in a CSV file, repaired (``encoding_errors="replace"``)
+    alike in both passes over the hypotheses."""
+    table = tools.systems_table(2, 12).to_pylist()
+    lines = [b"hyp,ref,system,domain"]
+    for k, row in enumerate(table):
+        hyp = row["hyp"].replace(",", " ").replace('"', " ").encode()
+        if k in (3, 15):
+            hyp = b"caf\xe9 \xff " + hyp
+        ref = row["ref"].replace(",", " ").replace('"', " ").encode()
+        lines.append(b",".join([hyp, ref, row["system"].encode(), row["domain"].encode()]))
+    path = tmp_path / "rows.csv"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    metrics = [("bleu", {}), ("chrf", {})]
+    with pytest.raises(InputError, match="UTF-8"):
+        compare_table.from_table(str(path), metrics=metrics)
+    shared = compare_table.from_table(str(path), metrics=metrics, encoding_errors="replace",
+                                      block_bytes=300)
+    by_row = compare_table.from_table(str(path), metrics=metrics + [("ter", {})],
+                                      encoding_errors="replace")
+    for m in range(len(metrics)):
+        for s in range(len(shared.systems)):
+            assert np.array_equal(shared.system_rows(m, s), by_row.system_rows(m, s))
