@@ -98,11 +98,27 @@ class StatisticsArray:
     def put(self, metric: int, system: int, segments, rows: np.ndarray) -> None:
         """Store ``rows`` (int64) as ``system``'s statistics under ``metric`` at ``segments``
         (an index array or a slice)."""
+        columns = self.layout.columns(metric, system)
+        if isinstance(segments, slice) and segments.step in (None, 1) and rows.ndim == 2 \
+                and rows.dtype == np.int64 and rows.shape[0] > 1024:
+            from .kernels import store_rows  # numpy's max, then its cast: several times slower
+
+            first = segments.indices(self.array.shape[0])[0]
+            if not self._fits(store_rows(self.array, first, columns.start, rows)):
+                store_rows(self.array, first, columns.start, rows)
+            return
         if rows.size:
-            needed = narrowest(int(rows.max()))
-            if np.iinfo(needed).max > np.iinfo(self.array.dtype).max:
-                self.array = self.array.astype(needed)
-        self.array[segments, self.layout.columns(metric, system)] = rows
+            self._fits(int(rows.max()))
+        self.array[segments, columns] = rows
+
+    def _fits(self, largest: int) -> bool:
+        """Whether ``largest`` fits the array's type; if not, the array is widened to one
+        it fits."""
+        needed = narrowest(int(largest))
+        if np.iinfo(needed).max > np.iinfo(self.array.dtype).max:
+            self.array = self.array.astype(needed)
+            return False
+        return True
 
 
 def check_names(systems) -> list[str]:

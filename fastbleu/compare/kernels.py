@@ -1,4 +1,6 @@
-"""The report's numba kernels: resample counts, their weighted sums, and sums by code.
+"""The report's numba kernels: resample counts, their weighted sums, sums by code, and
+the fold of a table's reference columns that tells rows of one segment with the same
+references.
 
 Private kernels behind :mod:`fastbleu.compare.resampled` and
 :mod:`fastbleu.compare.breakdown`; they trust their inputs (shapes and
@@ -17,6 +19,8 @@ characters).
 
 import numpy as np
 from numba import njit
+
+from .._kernels.text.hashing import finish
 
 #: Segments per block of :func:`resample_sums` (a block's rows stay in the cache).
 BLOCK = 512
@@ -93,3 +97,56 @@ def float_columns(stats, first, last, columns, out):
         target = out[i - first]
         for k in range(columns.shape[0]):
             target[k] = np.float32(row[columns[k]])
+
+
+@njit(cache=True, nogil=True)
+def text_hashes(data, offsets, valid, has_valid, hashes):
+    """Fold each segment of one text column (its length, its bytes eight at a time, whether
+    it is present) into ``hashes`` (uint64, one per segment): rows whose reference columns
+    fold alike have the same references (up to a 64-bit collision)."""
+    prime = np.uint64(0x100000001B3)
+    for i in range(hashes.size):
+        if has_valid and not valid[i]:
+            hashes[i] = finish((hashes[i] ^ np.uint64(0xFFFFFFFFFFFFFFFF)) * prime)
+            continue
+        start, end = offsets[i], offsets[i + 1]
+        h = finish((hashes[i] ^ np.uint64(end - start)) * prime)
+        j = start
+        while j + 8 <= end:
+            word = np.uint64(0)
+            for k in range(8):
+                word |= np.uint64(data[j + k]) << np.uint64(8 * k)
+            h = (h ^ word) * prime
+            h ^= h >> np.uint64(29)
+            j += 8
+        word = np.uint64(0)
+        for k in range(end - j):
+            word |= np.uint64(data[j + k]) << np.uint64(8 * k)
+        hashes[i] = finish((h ^ word) * prime)
+
+
+@njit(cache=True, nogil=True)
+def gather_text(data, offsets, rows, slots, out, out_offsets):
+    """Copy the text of ``rows`` (``data[offsets[r]:offsets[r + 1]]``) to their ``slots`` of
+    ``out`` (``out[out_offsets[s]:out_offsets[s + 1]]``, as long: a null row's slot is
+    empty)."""
+    for k in range(rows.size):
+        s = slots[k]
+        target, end = out_offsets[s], out_offsets[s + 1]
+        begin = offsets[rows[k]]
+        out[target:end] = data[begin:begin + (end - target)]
+
+
+@njit(cache=True, nogil=True)
+def store_rows(array, first, column, rows):
+    """``array[first + i, column + k] = rows[i, k]``, and the largest value of ``rows``:
+    the caller stores them again in a wider array if it does not fit ``array``'s type."""
+    largest = 0
+    for i in range(rows.shape[0]):
+        target = array[first + i]
+        row = rows[i]
+        for k in range(rows.shape[1]):
+            value = row[k]
+            largest = max(largest, value)
+            target[column + k] = value
+    return largest

@@ -1,4 +1,4 @@
-"""A corpus from a table: one row per (system, segment), read twice in record batches.
+"""A corpus from a table: one row per (system, segment), read in passes of record batches.
 
 The first pass reads only the system, group and segment-id columns and
 decides where each row goes: the segment of each row, aligned as
@@ -6,9 +6,12 @@ decides where each row goes: the segment of each row, aligned as
 else the k-th row of a system in a group is the k-th row of the baseline in
 that group).  The segments' order is the baseline's row order, so the
 draws, and every number, equal ``fastbleu TABLE --system-column ...
---paired-bs``'s.  The second pass computes the statistics of each batch
-(:class:`fastbleu.tables.TableJob`, as every table run does) and stores them
-straight where they belong: memory is the statistics array, not the table.
+--paired-bs``'s.  Then the statistics, stored straight where they belong
+(memory is the statistics array and a block of text, not the table): for
+BLEU and chrF, each segment's reference side computed once for every system
+(:mod:`fastbleu.compare.shared`); otherwise (TER, or one system) a pass that
+scores each row with its own references (:class:`fastbleu.tables.TableJob`,
+as every table run does).  Both give the same rows.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 from ..errors import InputError
 from .corpus import REPORT_METRICS, Corpus, StatisticsArray, word_counts
 from .resampled import Layout
+from .shared import BLOCK_BYTES, SHARED_METRICS, shared_statistics
 
 
 def _label(keys, values) -> str:
@@ -134,13 +138,12 @@ def align(sys_codes, group_codes, segment_codes, base, names, keys, group_values
 
 def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), segment=None,
                src=None, metrics=(("bleu", {}),), baseline=None, null_as_empty=False,
-               encoding_errors="strict", batch_size=1 << 16) -> Corpus:
+               encoding_errors="strict", batch_size=1 << 16, block_bytes=BLOCK_BYTES) -> Corpus:
     """A corpus from a table (see the module docstring); arguments as for
     :func:`fastbleu.tables.paired_table`, ``src`` naming a source column to show
-    beside the examples and ``metrics`` as ``(key, options)`` pairs."""
-    import pyarrow as pa
-
-    from ..tables import TableJob, open_table
+    beside the examples, ``metrics`` as ``(key, options)`` pairs and ``block_bytes`` the
+    hypothesis text a pass over the table keeps (:mod:`fastbleu.compare.shared`)."""
+    from ..tables import TableJob
     from ..tables.reference_counts import counted_job
 
     keys = list(group_by or ())
@@ -171,7 +174,34 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
     layout = Layout([metric.formula for metric in metric_set.metrics], len(names))
     array = StatisticsArray(n, layout)
     ref_words = np.zeros(n, dtype=np.int64)
-    columns = list(dict.fromkeys([hyp, *job.refs] + ([src] if src else [])))
+    if len(names) > 1 and all(key in SHARED_METRICS for key, _ in metrics):
+        num_refs = shared_statistics(source, job, metric_set, sys_codes, dest, position, base,
+                                     n, array, ref_words, null_as_empty, src, batch_size,
+                                     encoding_errors, block_bytes)
+    else:
+        num_refs = _row_statistics(source, job, metric_set, sys_codes, dest, position, src,
+                                   array, ref_words, batch_size, encoding_errors)
+    group = group_codes[base_rows] if keys else None
+
+    def fetch(segments, chosen):
+        rows = np.flatnonzero(np.isin(dest, segments))  # a pass over the codes, no table
+        row_of = {(int(position[sys_codes[r]]), int(dest[r])): int(r) for r in rows}
+        return _fetch(source, hyp, job.refs, src, row_of, segments, chosen, batch_size,
+                      encoding_errors)
+
+    return Corpus([names[code] for code in order], metric_set.metrics, layout, array.array,
+                  ref_words, num_refs, keys, group_values if keys else [], group, fetch)
+
+
+def _row_statistics(source, job, metric_set, sys_codes, dest, position, src, array, ref_words,
+                    batch_size, encoding_errors) -> int:
+    """Every row scored with its own references (the table pipeline,
+    :meth:`fastbleu.tables.TableJob.statistics`); return the references per segment."""
+    import pyarrow as pa
+
+    from ..tables import open_table
+
+    columns = list(dict.fromkeys([job.hyp, *job.refs] + ([src] if src else [])))
     table = open_table(source, columns, batch_size, encoding_errors=encoding_errors)
 
     def store(batch, stats, done):
@@ -192,17 +222,7 @@ def from_table(source, hyp="hyp", refs=("ref",), system="system", group_by=(), s
     # the table pipeline: two batches at a time, each on its own thread (TableJob.statistics)
     _, _, info = job.statistics(table.batches(), metric_set, on_batch=store).ordered()
     low, high = min(g.min_refs for g in info), max(g.max_refs for g in info)
-    num_refs = low if low == high else -1
-    group = group_codes[base_rows] if keys else None
-
-    def fetch(segments, chosen):
-        rows = np.flatnonzero(np.isin(dest, segments))  # a pass over the codes, no table
-        row_of = {(int(position[sys_codes[r]]), int(dest[r])): int(r) for r in rows}
-        return _fetch(source, hyp, job.refs, src, row_of, segments, chosen, batch_size,
-                      encoding_errors)
-
-    return Corpus([names[code] for code in order], metric_set.metrics, layout, array.array,
-                  ref_words, num_refs, keys, group_values if keys else [], group, fetch)
+    return low if low == high else -1
 
 
 def _fetch(source, hyp, refs, src, row_of, segments, chosen, batch_size, errors) -> dict:
