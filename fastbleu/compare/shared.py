@@ -4,7 +4,7 @@ Every system's row of a segment is scored against the same references (the
 baseline's row holds them), so here they are read, tokenized and counted
 once a segment: BLEU's reference tokens once (the counting kernel then reads
 them for every system), chrF's reference n-grams once
-(:mod:`fastbleu.compare.chrf_shared`).  A row whose reference columns differ
+(:mod:`fastbleu._kernels.chrf.shared_references`).  A row whose reference columns differ
 from its baseline row's (a 64-bit fold of their bytes,
 :func:`~fastbleu.compare.kernels.text_hashes`, tells) is scored with its own,
 as every table row is (:meth:`fastbleu.tables.TableJob.batch_statistics`), so
@@ -115,7 +115,7 @@ class References:
 
     def for_chrf(self, lowercase: bool):
         """``(data, start, end)`` of every segment's references for
-        :func:`~fastbleu.compare.chrf_shared.chrf_shared` (lowercased if asked), made once."""
+        :func:`~fastbleu._kernels.chrf.shared_references.chrf_shared` (lowercased if asked), made once."""
         from ..inputs.text import lowercase as lowercase_column
 
         streams = [lowercase_column(s) if lowercase else s for s in self.streams]
@@ -285,7 +285,7 @@ def _chrf_references(metric, refs, chrf_refs):
 
 def _chrf_rows(metric, chrf, hyps, first, last, a, b, n_systems) -> np.ndarray:
     """chrF rows of slots ``first:last`` (segments ``a:b``)."""
-    from .chrf_shared import chrf_shared
+    from .._kernels.chrf.shared_references import chrf_shared
 
     data, start, end = chrf
     formula = metric.formula

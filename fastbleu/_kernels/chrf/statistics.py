@@ -177,7 +177,7 @@ def word_units(buf, start, end, out):
 
 
 @njit(cache=True, nogil=True)
-def _prefixed(prefix, unit, exact):
+def prefixed_key(prefix, unit, exact):
     """The hashed key of an n-gram: the id of its (n-1)-gram prefix, then its last unit."""
     if exact:  # a character: at most 32 bits, so the key is exact
         return (np.uint64(prefix) << np.uint64(32)) | unit
@@ -301,7 +301,7 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                     counts[ident] += 1
                 else:
                     ident, ids = _count(keys, stamps, slot_id, counts, hit,
-                                        _prefixed(prefix, unit, exact), stamp, shift, mask,
+                                        prefixed_key(prefix, unit, exact), stamp, shift, mask,
                                         ids)
                 ref_id[p] = ident
                 prefix = following
@@ -341,7 +341,7 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
                         if next_unit[prefix] == unit:
                             ident = next_id[prefix]
                         else:
-                            slot = _find(keys, stamps, _prefixed(prefix, unit, exact), stamp,
+                            slot = _find(keys, stamps, prefixed_key(prefix, unit, exact), stamp,
                                          shift, mask)
                             if stamps[slot] == stamp:
                                 ident = slot_id[slot]

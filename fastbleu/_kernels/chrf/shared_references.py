@@ -1,6 +1,7 @@
 """chrF statistics of every system's hypothesis of a segment, its references counted once.
 
-A report scores each segment once per system against the same references.
+A report (:mod:`fastbleu.compare.shared`) scores each segment once per system against
+the same references.
 :func:`fastbleu.metrics.chrf` counts a pair at a time: each of the
 ``n_systems`` pairs reads the reference's characters again and counts its
 n-grams again (those that could match that hypothesis).  Here each segment's
@@ -38,22 +39,15 @@ the next hypothesis.
 import numpy as np
 from numba import njit
 
-from .._kernels.chrf.formula import f_score
-from .._kernels.chrf.statistics import char_units, word_units
-from .._kernels.text.hashing import extend_key, table_slot
+from ..text.hashing import table_slot
+from .formula import f_score
+from .statistics import char_units, prefixed_key, word_units
 
 _MIN_BITS = 6
 _DIRECT = 128
 #: Stamps of a chunk before its tables are made afresh (the pair tables hold int32 stamps;
 #: a segment takes two a reference).
 _STAMP_LIMIT = (1 << 31) - 1024
-
-
-@njit(cache=True, nogil=True)
-def _key(prefix, unit, exact):
-    if exact:  # a character: at most 32 bits, so the key is exact
-        return (np.uint64(prefix) << np.uint64(32)) | unit
-    return extend_key(np.uint64(prefix), unit)
 
 
 @njit(cache=True, nogil=True)
@@ -116,7 +110,7 @@ def _build(ref, n_ref, orders, exact, tables, stamp, shift, mask):
                     counts[m, ident] += 1
                     cur[p] = ident
                     continue
-                key = _key(prefix, unit, exact)
+                key = prefixed_key(prefix, unit, exact)
             slot = _slot(keys, stamps, m, key, stamp, shift, mask)
             if stamps[m, slot] == stamp:
                 ident = slot_id[m, slot]
@@ -174,7 +168,7 @@ def _match(hyp, n_hyp, n_ref, orders, exact, tables, stamp, hstamp, shift, mask,
                         if next_unit[m, prefix] == unit:
                             ident = next_id[m, prefix]
                         else:
-                            slot = _slot(keys, stamps, m, _key(prefix, unit, exact), stamp,
+                            slot = _slot(keys, stamps, m, prefixed_key(prefix, unit, exact), stamp,
                                          shift, mask)
                             if stamps[m, slot] == stamp:
                                 ident = slot_id[m, slot]
@@ -338,7 +332,7 @@ def chrf_shared(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end, seg_
     """Fill ``out`` (int64, ``(len(hyp_start), 3 * (char_order + word_order))``) on the
     thread pool (:func:`shared_chunk`'s arguments; ``factor`` and ``one_plus_factor`` are
     ``beta ** 2`` and ``1 + beta ** 2`` as floats)."""
-    from .._kernels.threads import for_chunks
+    from ..threads import for_chunks
 
     for_chunks(shared_chunk, seg_rows.size - 1, hyp_data, hyp_start, hyp_end, ref_data,
                ref_start, ref_end, seg_rows, np.int64(char_order), np.int64(word_order),
