@@ -43,14 +43,21 @@ kernels run unchanged on numba's CUDA simulator.
 import numpy as np
 
 from .loader import cuda
-from .tokens import GLOBAL_SLOTS, MISSING, N_BLOCK, N_GLOBAL, N_SHORT
+from .tokens import MISSING, prepare_segment
 
-#: Segments per block of :func:`count_short`.
+#: The most segments a block of :func:`bleu_rows` takes at once (a group of threads each).
 GROUPS = 4
-#: Shared key slots of a group of :func:`count_short` (the most ``short_tokens`` may be).
+#: Shared key slots of a group counting a ``SHORT`` segment (the most ``short_tokens`` may be).
 SHORT_CAPACITY = 256
-#: Shared table slots of :func:`count_shared` (the most ``shared_slots`` may be).
+#: Shared table slots of a block counting a ``BLOCK`` segment (the most ``shared_slots`` may be).
 SHARED_CAPACITY = 2048
+#: Slots of a segment's global-memory table are at most this many per reference position,
+#: plus ``REGION_EXTRA`` (see :func:`region_base`).
+REGION_SCALE = 4
+REGION_EXTRA = 65
+#: The per-stream fields of ``params`` (an int64 tuple, ``PARAMS`` fields a stream).
+RAGGED, WIDTH, PAD, USE_PAD, EOS, USE_EOS, HAS_VALID, BASE = range(8)
+PARAMS = 8
 _TABLE = SHARED_CAPACITY + 1  # and the slot of the key EMPTY (shared arrays take literal sizes)
 NONE, SHORT, BLOCK, GLOBAL = 0, 1, 2, 3
 REF_CLOSEST, REF_SHORTEST, REF_AVERAGE = 0, 1, 2
@@ -69,94 +76,6 @@ def table_size(ref_tokens):
     return size
 
 
-@cuda.jit
-def statistics_rows(count, n, max_order, ref_length, average_scale, short_tokens,
-                    shared_slots, out, category, block_list, global_list, global_base, summary):
-    """Lengths, totals and zero matches of every row; each segment's kernel, listed."""
-    tally = cuda.shared.array(4, np.int64)
-    offset = cuda.shared.array(4, np.int64)
-    t = cuda.threadIdx.x
-    for first in range(cuda.blockIdx.x * cuda.blockDim.x, n, cuda.gridDim.x * cuda.blockDim.x):
-        if t < 4:
-            tally[t] = 0
-        cuda.syncthreads()
-        i = first + t
-        kind = NONE
-        local = 0
-        region_at = 0
-        if i < n:
-            kind = _row(count, i, max_order, ref_length, average_scale, short_tokens,
-                        shared_slots, out, summary)
-            category[i] = kind
-            if kind == SHORT:
-                cuda.atomic.add(tally, 0, 1)
-            elif kind == BLOCK:
-                local = cuda.atomic.add(tally, 1, 1)
-            elif kind == GLOBAL:
-                local = cuda.atomic.add(tally, 2, 1)
-                total = 0
-                for s in range(1, count.shape[0]):
-                    total += max(count[s, i], 0)
-                region_at = cuda.atomic.add(tally, 3, table_size(total) + 1)
-        cuda.syncthreads()
-        if t == 0:  # one global atomic per block and list
-            cuda.atomic.add(summary, N_SHORT, tally[0])
-            offset[1] = cuda.atomic.add(summary, N_BLOCK, tally[1])
-            offset[2] = cuda.atomic.add(summary, N_GLOBAL, tally[2])
-            offset[3] = cuda.atomic.add(summary, GLOBAL_SLOTS, tally[3])
-        cuda.syncthreads()
-        if kind == BLOCK:
-            block_list[offset[1] + local] = i
-        elif kind == GLOBAL:
-            global_list[offset[2] + local] = i
-            global_base[offset[2] + local] = offset[3] + region_at
-        cuda.syncthreads()
-
-
-@cuda.jit(device=True)
-def _row(count, i, max_order, ref_length, average_scale, short_tokens, shared_slots, out,
-         summary):
-    """Row ``i``'s lengths, totals and zero matches; returns its kernel."""
-    hyp_len = count[0, i]
-    closest_diff = _BIG
-    closest_len = -1
-    shortest = _BIG
-    total = 0
-    present = 0
-    longest = 0
-    for s in range(1, count.shape[0]):
-        ref_len = count[s, i]
-        if ref_len < 0:
-            continue
-        diff = abs(hyp_len - ref_len)
-        if diff < closest_diff or (diff == closest_diff and ref_len < closest_len):
-            closest_diff = diff
-            closest_len = ref_len
-        shortest = min(shortest, ref_len)
-        total += ref_len
-        present += 1
-        longest = max(longest, ref_len)
-    out[i, 0] = hyp_len
-    if ref_length == REF_SHORTEST:
-        out[i, 1] = shortest if present else -1
-    elif ref_length == REF_AVERAGE:
-        out[i, 1] = total * (average_scale // max(present, 1))
-    else:
-        out[i, 1] = closest_len
-    for m in range(max_order):
-        out[i, 2 + m] = 0
-        out[i, 2 + max_order + m] = max(hyp_len - m, 0)
-    if present == 0:
-        cuda.atomic.min(summary, MISSING, i)
-    if hyp_len == 0 or longest == 0:
-        return NONE
-    if hyp_len + total <= short_tokens:
-        return SHORT
-    if 2 * total <= shared_slots:
-        return BLOCK
-    return GLOBAL
-
-
 @cuda.jit(device=True)
 def ngram_key(hashes, at, m):
     """Key of the n-gram of order ``m + 1`` starting at ``hashes[at]`` (``extend_key``'s)."""
@@ -164,80 +83,6 @@ def ngram_key(hashes, at, m):
     for j in range(1, m + 1):
         key = key * GOLDEN + hashes[at + j]
     return key
-
-
-@cuda.jit
-def count_short(hashes, start, count, n, max_order, category, out):
-    """Matches of the ``SHORT`` segments, a group of threads each (see the module)."""
-    keys = cuda.shared.array((GROUPS, SHORT_CAPACITY), np.uint64)
-    tally = cuda.shared.array(GROUPS, np.int64)
-    orders = cuda.shared.array(1, np.int64)
-    group = cuda.blockDim.x // GROUPS
-    t = cuda.threadIdx.x
-    g = t // group
-    lane = t - g * group
-    streams = count.shape[0]
-    for base in range(cuda.blockIdx.x * GROUPS, n, cuda.gridDim.x * GROUPS):
-        seg = base + g
-        active = g < GROUPS and seg < n
-        if active:
-            active = category[seg] == SHORT
-        hyp_len = count[0, seg] if active else 0
-        if t == 0:
-            orders[0] = 0
-        if active and lane == 0:
-            tally[g] = 0
-        cuda.syncthreads()
-        if active and lane == 0:
-            cuda.atomic.max(orders, 0, min(max_order, hyp_len))
-        cuda.syncthreads()
-        for m in range(orders[0]):
-            if active:  # this order's keys, each thread extending its own positions
-                at = 0
-                for s in range(streams):
-                    length = count[s, seg]
-                    if length <= 0:
-                        continue
-                    first = start[s, seg]
-                    for p in range(lane, length - m, group):
-                        if m == 0:
-                            keys[g, at + p] = hashes[first + p]
-                        else:
-                            keys[g, at + p] = keys[g, at + p] * GOLDEN + hashes[first + p + m]
-                    at += length
-            cuda.syncthreads()
-            if active:
-                found = 0
-                for p in range(lane, hyp_len - m, group):
-                    key = keys[g, p]
-                    most = 0
-                    at = hyp_len
-                    for s in range(1, streams):
-                        length = count[s, seg]
-                        if length <= 0:
-                            continue
-                        c = 0
-                        for q in range(at, at + length - m):
-                            if keys[g, q] == key:
-                                c += 1
-                        most = max(most, c)
-                        at += length
-                    if most > 0:
-                        rank = 1
-                        for q in range(p):
-                            if keys[g, q] == key:
-                                rank += 1
-                                if rank > most:
-                                    break
-                        if rank <= most:
-                            found += 1
-                if found:
-                    cuda.atomic.add(tally, g, found)
-            cuda.syncthreads()
-            if active and lane == 0:
-                out[seg, 2 + m] = tally[g]
-                tally[g] = 0
-        cuda.syncthreads()
 
 
 @cuda.jit(device=True)
@@ -324,24 +169,198 @@ def count_segment(hashes, start, count, max_order, seg, keys, refmax, cur, hyp, 
         cuda.syncthreads()
 
 
-@cuda.jit
-def count_shared(hashes, start, count, max_order, segments, n_segments, spread, out):
-    """Matches of the listed ``BLOCK`` segments, a block each, tables in shared memory."""
-    keys = cuda.shared.array(_TABLE, np.uint64)
-    refmax = cuda.shared.array(_TABLE, np.int32)
+@cuda.jit(device=True)
+def segment_row(count, i, max_order, ref_length, average_scale, short_tokens, shared_slots,
+                bad, out, summary):
+    """Row ``i``'s lengths, totals and zero matches; returns how its matches are counted
+    (``NONE`` for none, or a malformed segment, whose row is all -1)."""
+    hyp_len = count[0, i]
+    closest_diff = _BIG
+    closest_len = -1
+    shortest = _BIG
+    total = 0
+    present = 0
+    longest = 0
+    for s in range(1, count.shape[0]):
+        ref_len = count[s, i]
+        if ref_len < 0:
+            continue
+        diff = abs(hyp_len - ref_len)
+        if diff < closest_diff or (diff == closest_diff and ref_len < closest_len):
+            closest_diff = diff
+            closest_len = ref_len
+        shortest = min(shortest, ref_len)
+        total += ref_len
+        present += 1
+        longest = max(longest, ref_len)
+    if present == 0:
+        cuda.atomic.min(summary, MISSING, i)
+    if present == 0 or bad:
+        for c in range(2 + 2 * max_order):
+            out[i, c] = -1
+        return NONE
+    out[i, 0] = hyp_len
+    if ref_length == REF_SHORTEST:
+        out[i, 1] = shortest
+    elif ref_length == REF_AVERAGE:
+        out[i, 1] = total * (average_scale // present)
+    else:
+        out[i, 1] = closest_len
+    for m in range(max_order):
+        out[i, 2 + m] = 0
+        out[i, 2 + max_order + m] = max(hyp_len - m, 0)
+    if hyp_len == 0 or longest == 0:
+        return NONE
+    if hyp_len + total <= short_tokens:
+        return SHORT
+    if 2 * total <= shared_slots:
+        return BLOCK
+    return GLOBAL
+
+
+@cuda.jit(device=True)
+def count_short(hashes, start, count, max_order, seg, active, g, lane, group, keys, tally,
+                orders, out):
+    """Group ``g``'s count of its ``SHORT`` segment (when ``active``): the keys of one order
+    at a time in ``keys[g * SHORT_CAPACITY:]``, compared directly (see the module).  Every
+    thread of the block calls it."""
+    streams = count.shape[0]
+    own = g * SHORT_CAPACITY
+    hyp_len = count[0, seg] if active else 0
+    if cuda.threadIdx.x == 0:
+        orders[0] = 0
+    if active and lane == 0:
+        tally[g] = 0
+    cuda.syncthreads()
+    if active and lane == 0:
+        cuda.atomic.max(orders, 0, min(max_order, hyp_len))
+    cuda.syncthreads()
+    for m in range(orders[0]):
+        if active:  # this order's keys, each thread extending its own positions
+            at = own
+            for s in range(streams):
+                length = count[s, seg]
+                if length <= 0:
+                    continue
+                first = start[s, seg]
+                for p in range(lane, length - m, group):
+                    if m == 0:
+                        keys[at + p] = hashes[first + p]
+                    else:
+                        keys[at + p] = keys[at + p] * GOLDEN + hashes[first + p + m]
+                at += length
+        cuda.syncthreads()
+        if active:
+            found = 0
+            for p in range(lane, hyp_len - m, group):
+                key = keys[own + p]
+                most = 0
+                at = own + hyp_len
+                for s in range(1, streams):
+                    length = count[s, seg]
+                    if length <= 0:
+                        continue
+                    c = 0
+                    for q in range(at, at + length - m):
+                        if keys[q] == key:
+                            c += 1
+                    most = max(most, c)
+                    at += length
+                if most > 0:
+                    rank = 1
+                    for q in range(own, own + p):
+                        if keys[q] == key:
+                            rank += 1
+                            if rank > most:
+                                break
+                    if rank <= most:
+                        found += 1
+            if found:
+                cuda.atomic.add(tally, g, found)
+        cuda.syncthreads()
+        if active and lane == 0:
+            out[seg, 2 + m] = tally[g]
+            tally[g] = 0
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def region_base(start, params, seg):
+    """Where segment ``seg``'s global-memory table starts: ``REGION_SCALE`` slots for each
+    reference position before it, and ``REGION_EXTRA`` for each segment before it.  A table
+    of ``table_size(t) + 1 <= REGION_SCALE * t + REGION_EXTRA`` slots for ``t`` kept
+    reference tokens then fits before the next segment's (it keeps at most the positions
+    it spans)."""
+    base = REGION_EXTRA * seg
+    for s in range(1, start.shape[0]):
+        base += REGION_SCALE * (start[s, seg] - params[s * PARAMS + BASE])
+    return base
+
+
+@cuda.jit(cache=True)
+def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, average_scale,
+              short_tokens, shared_slots, spread, hashes, start, count, keys_g, refmax_g,
+              cur_g, hyp_g, out, summary):
+    """Token ids of every stream -> statistics rows, in one launch.
+
+    ``values``, ``offsets`` and ``valid`` are tuples with an array per stream
+    (stream 0 the hypotheses; placeholders where a stream has no offsets or
+    mask), ``params`` its ``PARAMS`` int64 fields per stream.  A block takes
+    ``groups`` segments at a time, a group of ``blockDim.x // groups``
+    threads each: the group hashes its segment's kept ids of every stream
+    (:func:`prepare_segment`), its first thread fills the row
+    (:func:`segment_row`), a ``SHORT`` segment is counted by its group
+    (:func:`count_short`), and then the block counts its ``BLOCK`` and
+    ``GLOBAL`` segments one after the other, all its threads on each, with
+    the table in shared memory or at :func:`region_base` in
+    ``keys_g``/``refmax_g``/``cur_g``/``hyp_g``.  No segment waits on
+    another's, so nothing is read back between kernels.
+    """
+    keys = cuda.shared.array(_TABLE, np.uint64)  # also the short segments' keys
+    refmax = cuda.shared.array(_TABLE, np.int32)  # also the prefix sums of prepare_segment
     cur = cuda.shared.array(_TABLE, np.int32)
     hyp = cuda.shared.array(_TABLE, np.int32)
-    tally = cuda.shared.array(1, np.int64)
-    for j in range(cuda.blockIdx.x, n_segments, cuda.gridDim.x):
-        count_segment(hashes, start, count, max_order, segments[j], keys, refmax, cur, hyp, 0,
-                      spread, tally, out)
-
-
-@cuda.jit
-def count_global(hashes, start, count, max_order, segments, bases, n_segments, keys, refmax,
-                 cur, hyp, spread, out):
-    """Matches of the listed ``GLOBAL`` segments, a block each, tables in global memory."""
-    tally = cuda.shared.array(1, np.int64)
-    for j in range(cuda.blockIdx.x, n_segments, cuda.gridDim.x):
-        count_segment(hashes, start, count, max_order, segments[j], keys, refmax, cur, hyp,
-                      bases[j], spread, tally, out)
+    tally = cuda.shared.array(GROUPS, np.int64)
+    kinds = cuda.shared.array(GROUPS, np.int64)
+    bad = cuda.shared.array(GROUPS, np.int64)
+    first = cuda.shared.array(GROUPS, np.int64)
+    stop = cuda.shared.array(GROUPS, np.int64)
+    kept = cuda.shared.array(GROUPS, np.int64)
+    chunks = cuda.shared.array(1, np.int64)
+    group = cuda.blockDim.x // groups
+    t = cuda.threadIdx.x
+    g = t // group
+    lane = t - g * group
+    in_group = g < groups
+    streams = count.shape[0]
+    for base in range(cuda.blockIdx.x * groups, n, cuda.gridDim.x * groups):
+        seg = base + g
+        if in_group and lane == 0:
+            bad[g] = 0
+            kinds[g] = NONE
+        for s in range(streams):
+            at = s * PARAMS
+            prepare_segment(values[s], offsets[s], valid[s], params[at + RAGGED] != 0,
+                            params[at + WIDTH], params[at + PAD], params[at + USE_PAD] != 0,
+                            params[at + EOS], params[at + USE_EOS] != 0,
+                            params[at + HAS_VALID] != 0, n, seg, g, lane, group, in_group, s,
+                            hashes, params[at + BASE], start, count, refmax, first, stop, kept,
+                            chunks, bad, summary)
+        active = in_group and seg < n
+        if active and lane == 0:
+            kinds[g] = segment_row(count, seg, max_order, ref_length, average_scale,
+                                   short_tokens, shared_slots, bad[g] != 0, out, summary)
+        cuda.syncthreads()
+        short = active and kinds[g] == SHORT
+        count_short(hashes, start, count, max_order, seg, short, g, lane, group, keys, tally,
+                    chunks, out)
+        for k in range(groups):
+            kind = kinds[k]
+            if kind == BLOCK:
+                count_segment(hashes, start, count, max_order, base + k, keys, refmax, cur,
+                              hyp, 0, spread, tally, out)
+            elif kind == GLOBAL:
+                count_segment(hashes, start, count, max_order, base + k, keys_g, refmax_g,
+                              cur_g, hyp_g, region_base(start, params, base + k), spread,
+                              tally, out)
+        cuda.syncthreads()

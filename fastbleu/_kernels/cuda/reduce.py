@@ -146,3 +146,10 @@ def side_by_side(rows, column, out):
     width = rows.shape[1]
     for i in range(cuda.grid(1), rows.shape[0] * width, cuda.gridsize(1)):
         out[i // width, column + i % width] = rows[i // width, i % width]
+
+
+@cuda.jit(cache=True)
+def widen(values, out):
+    """``out[:] = values`` as int64 (1-D): ids of one stream in the others' dtype."""
+    for i in range(cuda.grid(1), values.shape[0], cuda.gridsize(1)):
+        out[i] = np.int64(values[i])
