@@ -230,17 +230,22 @@ def _one_dtype(context, arrays):
     return out
 
 
+def _on_host(value) -> bool:
+    """Whether an input is a host array (copied to the device here), not a device one."""
+    return isinstance(value, (np.ndarray, list, tuple))
+
+
 def _host_dtype(streams):
     """The dtype host arrays of ids are copied in: the first device stream's, else theirs
     when they agree (a signed type of 4 or 8 bytes), else int64."""
     for ids in streams:
-        if on_device(ids.values) and hasattr(ids.values, "dtype"):
+        if not _on_host(ids.values) and hasattr(ids.values, "dtype"):
             try:
                 dtype = np.dtype(str(ids.values.dtype).replace("torch.", ""))
             except TypeError:
                 break
             return dtype if dtype in (np.dtype(np.int32), np.dtype(np.int64)) else None
-    kinds = {np.asarray(ids.values).dtype for ids in streams if not on_device(ids.values)}
+    kinds = {np.asarray(ids.values).dtype for ids in streams if _on_host(ids.values)}
     if len(kinds) == 1 and next(iter(kinds)) in (np.dtype(np.int32), np.dtype(np.int64)):
         return next(iter(kinds))
     return np.dtype(np.int64)
@@ -252,17 +257,16 @@ def _stream_views(context, streams):
     host_dtype = _host_dtype(streams) or np.dtype(np.int64)
     for s, ids in enumerate(streams):
         name = "hypotheses" if s == 0 else f"references[{s - 1}]"
-        on_host = any(v is not None and not on_device(v) for v in
-                      (ids.values, ids.offsets, ids.valid))
+        on_host = any(_on_host(v) for v in (ids.values, ids.offsets, ids.valid))
         values = ids.values
-        if not on_device(values):
+        if _on_host(values):
             values = np.ascontiguousarray(np.asarray(values), dtype=host_dtype)
         values = _view(context, values, f"{name} values")
         if ids.offsets is None:
             matrix, offsets, length = values, None, values.shape[1]
         else:
             offsets = ids.offsets
-            if not on_device(offsets):
+            if _on_host(offsets):
                 offsets = np.asarray(offsets).astype(np.int64)
             matrix = values.reshape(1, values.shape[0])
             offsets, length = _view(context, offsets, f"{name} offsets"), 0
