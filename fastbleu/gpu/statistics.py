@@ -1,7 +1,8 @@
 """Token ids on the GPU -> BLEU statistics rows on the GPU: the kernel's orchestration.
 
 One call is one launch of :func:`~fastbleu._kernels.cuda.counting.bleu_rows`
-(plus one per device stream whose dtype differs from the others'), with
+(plus one per device stream copied because its dtype or layout differs from
+the others': a kernel's tuple of arrays has one type), with
 everything it needs decided on the host from shapes alone: how many
 segments a block takes, and whether (and how much) global memory the
 tables of long segments may need.  Nothing is read back unless the input
@@ -206,26 +207,31 @@ def bleu_statistics(hypotheses, references, *, max_order: int = 4, pad_id=None, 
     return context.result(rows, owner)
 
 
-def _one_dtype(context, arrays):
-    """The device arrays (or None) in one dtype, as a kernel's tuple takes them: the
-    first's, or int64 when they differ (one copy, a launch, for each that is widened)."""
+def _kind(array):
+    """What numba types a device array by: its dtype and layout."""
+    layout = "C" if array.is_c_contiguous() else "F" if array.is_f_contiguous() else "A"
+    return np.dtype(array.dtype), layout
+
+
+def _one_type(context, arrays):
+    """The device arrays (or None) as one kernel tuple takes them: unchanged when they share
+    a dtype and layout, else each that is not C-contiguous int64 copied into one that is
+    (a launch each; streams of one dtype and layout, the usual case, take none)."""
     present = [a for a in arrays if a is not None]
-    if len({np.dtype(a.dtype) for a in present}) <= 1:
+    if len({_kind(a) for a in present}) <= 1:
         return arrays
-    from .._kernels.cuda.reduce import widen
+    from .._kernels.cuda.reduce import widen, widen_rows
 
     out = []
     for value in arrays:
-        if value is None or value.dtype == np.int64:
+        if value is None or _kind(value) == (np.dtype(np.int64), "C"):
             out.append(value)
             continue
-        if not value.is_c_contiguous():
-            raise TypeError("token id streams of different dtypes must each be C-contiguous")
         wide, owner = context.empty(value.shape, np.int64)
         context.keep.append(owner)
         if value.size:
-            widen[blocks(value.size), threads(), context.stream](
-                value.reshape(value.size), wide.reshape(value.size))
+            kernel = widen if len(value.shape) == 1 else widen_rows
+            kernel[blocks(value.size), threads(), context.stream](value, wide)
         out.append(wide)
     return out
 
@@ -307,7 +313,7 @@ def global_slots(views, limits) -> int:
 def run_statistics(context, streams, max_order, ref_code, limits, counting, tokens,
                    check=None):
     """The kernel of :func:`bleu_statistics`: ``(rows, owner)``.  One launch (and one
-    more per device stream whose dtype differs from the others'); a read-back of the
+    more per device stream whose dtype or layout differs from the others'); a read-back of the
     malformed-input summary only when ``check`` (default: when any input came from the
     host, whose copy waited anyway)."""
     cuda, stream = context.cuda, context.stream
@@ -350,8 +356,8 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
         summary_host = np.zeros(summary_size, dtype=np.int64)
         summary_host[tokens.MISSING:] = tokens.NONE
         summary = cuda.to_device(summary_host, stream=stream)
-    values = _one_dtype(context, [v[0] for v in views])
-    offsets = _one_dtype(context, [v[1] for v in views])
+    values = _one_type(context, [v[0] for v in views])
+    offsets = _one_type(context, [v[1] for v in views])
     offsets = tuple(o if o is not None else _placeholder(offsets, start[0]) for o in offsets)
     valid = tuple(v[2] if v[2] is not None else _placeholder([w[2] for w in views], start[0])
                   for v in views)

@@ -96,6 +96,16 @@ def test_streams_of_two_dtypes_one_more_launch():
                                                        [fastbleu.TokenIds(ref)]))
 
 
+def test_a_strided_stream_among_contiguous_ones_is_copied_once():
+    ids = np.arange(24).reshape(4, 6) % 5
+    ref = np.ascontiguousarray(ids[:, 1:5])
+    with DeviceCalls() as calls:
+        rows = gpu.bleu_statistics(device(ids)[:, :4], device(ref))
+    assert dict(calls.kernels) == {"widen_rows": 1, "bleu_rows": 1}
+    np.testing.assert_array_equal(host(rows), cpu_rows(fastbleu.TokenIds(ids[:, :4]),
+                                                       [fastbleu.TokenIds(ref)]))
+
+
 def test_empty_batch_launches_nothing():
     with DeviceCalls() as calls:
         rows = gpu.bleu_statistics(device(np.zeros((0, 3), np.int64)),

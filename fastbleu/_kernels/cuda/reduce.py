@@ -150,6 +150,15 @@ def side_by_side(rows, column, out):
 
 @cuda.jit(cache=True)
 def widen(values, out):
-    """``out[:] = values`` as int64 (1-D): ids of one stream in the others' dtype."""
+    """``out[:] = values`` as int64 (1-D, any strides): ids or offsets of one stream in the
+    others' type."""
     for i in range(cuda.grid(1), values.shape[0], cuda.gridsize(1)):
         out[i] = np.int64(values[i])
+
+
+@cuda.jit(cache=True)
+def widen_rows(values, out):
+    """``out[:, :] = values`` as int64 (2-D, any strides)."""
+    width = values.shape[1]
+    for k in range(cuda.grid(1), values.shape[0] * width, cuda.gridsize(1)):
+        out[k // width, k % width] = np.int64(values[k // width, k % width])
