@@ -90,10 +90,18 @@ def test_streams_of_two_dtypes_one_more_launch():
     ref = np.array([[1, 2, 3, 5]], dtype=np.int64)
     with DeviceCalls() as calls:
         rows = gpu.bleu_statistics(device(hyp), device(ref))
-    assert dict(calls.kernels) == {"widen": 1, "bleu_rows": 1}
+    assert dict(calls.kernels) == {"widen_rows": 1, "bleu_rows": 1}
     assert calls.readbacks == 0
     np.testing.assert_array_equal(host(rows), cpu_rows(fastbleu.TokenIds(hyp),
                                                        [fastbleu.TokenIds(ref)]))
+    # Offsets of two dtypes (int32 from one library, int64 from another): the int32 widened.
+    values, offsets = ragged([[1, 2, 3], [4, 4]])
+    with DeviceCalls() as calls:
+        rows = gpu.bleu_statistics(gpu.DeviceIds(device(values), device(offsets.astype(np.int32))),
+                                   gpu.DeviceIds(device(values), device(offsets)))
+    assert dict(calls.kernels) == {"widen": 1, "bleu_rows": 1}
+    np.testing.assert_array_equal(host(rows), cpu_rows(fastbleu.TokenIds(values, offsets),
+                                                       [fastbleu.TokenIds(values, offsets)]))
 
 
 def test_a_strided_stream_among_contiguous_ones_is_copied_once():
