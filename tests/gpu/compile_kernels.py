@@ -25,7 +25,7 @@ def main() -> int:
 
     cuda.is_available = lambda: True  # compile only: no device is needed, nor used
     dispatcher.get_current_device = lambda: _Device()  # device functions compile for sm_90
-    from fastbleu._kernels.cuda import counting, formula, pairwise, reduce
+    from fastbleu._kernels.cuda import bootstrap, counting, formula, pairwise, reduce
 
     i8, u8, i4, f8, b1 = t.int64, t.uint64, t.int32, t.float64, t.boolean
 
@@ -51,10 +51,11 @@ def main() -> int:
         "bleu_scores": (formula.bleu_scores, [(rows, i8, i8, f8, b1, b1, A(f8), f8, A(f8))]),
         "nltk_scores": (formula.nltk_scores, [(rows, i8, A(f8), i8, f8, f8, f8, b1, A(f8))]),
         "column_sums": (reduce.column_sums, [(rows, A(i8))]),
-        "bootstrap_sums": (reduce.bootstrap_sums, [(rows, u8, i8, i8, rows),
-                                                   (A(i4, 2), u8, i8, i8, rows)]),
+        "resample_sums": (bootstrap.sums_kernel(20), [(rows, u8, i8, A(i8, 3)),
+                                                      (A(i4, 2), u8, i8, A(i8, 3))]),
+        "score_resamples": (bootstrap.score_resamples, [
+            (A(i8, 3), i8, i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2))]),
         "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
-        "scatter_scores": (reduce.scatter_scores, [(A(f8), i8, i8, A(f8, 2))]),
         "side_by_side": (reduce.side_by_side, [(rows, i8, rows), (rows, i8, A(i4, 2))]),
         "profiles": (pairwise.profiles, [
             (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4, 2))]),

@@ -56,3 +56,39 @@ def test_bootstrap_refuses():
         gpu.bootstrap_scores(rows)
     with pytest.raises(ValueError, match="int64 rows"):
         gpu.bootstrap_scores([rows], fastbleu.BLEU(max_ngram_order=2).formula)
+
+
+def test_high_word_short_and_long_multipliers():
+    # The draws' 128-bit product: the two-product path for n < 2**32 and the general one.
+    from hypothesis import given, settings, strategies as st
+
+    from fastbleu._kernels.cuda.bootstrap import high_word
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(0, MASK), st.one_of(st.integers(1, 2 ** 32 - 1),
+                                           st.integers(2 ** 32, MASK)))
+    def check(a, b):
+        assert int(high_word.py_func(np.uint64(a), np.uint64(b))) == (a * b) >> 64
+
+    with np.errstate(over="ignore"):
+        check()
+
+
+def test_bootstrap_is_two_launches_after_the_rows_are_laid_side_by_side():
+    from launches import DeviceCalls
+
+    rng = np.random.default_rng(4)
+    hyp, ref = rng.integers(1, 5, size=(7, 5)), rng.integers(1, 5, size=(7, 5))
+    systems = [gpu.bleu_statistics(hyp, ref), gpu.bleu_statistics(ref, hyp)]
+    gpu.bootstrap_scores(systems, n_samples=3, seed=1)
+    with DeviceCalls() as calls:
+        scores = gpu.bootstrap_scores(systems, n_samples=3, seed=1)
+    assert dict(calls.kernels) == {"side_by_side": 2, "resample_sums": 1, "score_resamples": 1}
+    assert (calls.readbacks, calls.waits) == (0, 0)
+    rows = host(systems[0])
+    expected = fastbleu.BLEU().formula.scores(
+        np.stack([rows[draws(1, r, 7)].sum(axis=0) for r in range(3)]), check=False)
+    if SIMULATED:
+        np.testing.assert_array_equal(host(scores)[0], expected)
+    else:
+        np.testing.assert_allclose(host(scores)[0], expected, rtol=1e-14)
