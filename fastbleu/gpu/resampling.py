@@ -1,8 +1,8 @@
 """Bootstrap resampling of statistics already on the GPU (Koehn, 2004).
 
 :func:`bootstrap_scores` scores every system on the same resamples of the
-segments in two launches after the systems' rows are laid side by side
-(int32 where they fit): :mod:`fastbleu._kernels.cuda.bootstrap` draws each
+segments in three launches: the systems' rows are laid side by side (in
+full, and compact where they fit), then :mod:`fastbleu._kernels.cuda.bootstrap` draws each
 resample's segments with a counter-based generator on the device and sums
 their rows in registers, a few blocks per resample (no index array, no
 zeroed sums), then adds the blocks' partial rows and scores every system of
@@ -78,25 +78,47 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     # segment's length); the "average" reference length is scaled by 720720, so not then.
     narrow = formula.ref_length != "average"
     side, owner_side = context.empty((n, total), np.int32 if narrow else np.int64)
-    keep = [owner_side]  # alive until the kernels are queued
-    for k, view in enumerate(views):  # the systems' rows side by side, one row a segment
-        reduce.side_by_side[blocks(n * width), threads(),
-                            context.stream](view, k * width, side)
+    order = int(formula.kernel_args[0])
+    compact, owner_compact = context.empty((n, n_systems * (2 + order)), np.int16)
+    flag = cuda.to_device(np.zeros(1, np.int32), stream=context.stream)
+    keep = [owner_side, owner_compact, flag]  # alive until the kernels are queued
+    views = _one_type(context, views, keep)
+    bootstrap.lay_out[blocks(n * n_systems), threads(), context.stream](
+        tuple(views), order, side, compact, flag)
     out, owner = context.empty((n_systems, n_samples), np.float64)
-    order, smooth, value, effective, compensated, weights, scale = formula.kernel_args
+    _, smooth, value, effective, compensated, weights, scale = formula.kernel_args
     weights = cuda.to_device(np.ascontiguousarray(weights, dtype=np.float64),
                              stream=context.stream)
-    sums = bootstrap.sums_kernel(total)
+    sums = bootstrap.sums_kernel(n_systems, order)
     for first in range(0, n_samples, BATCH):
         k = min(BATCH, n_samples - first)
         parts = split(n, k)
         partials, owner_partials = context.empty((k, parts, total), np.int64)
         keep.append(owner_partials)
-        sums[(parts, k), threads(), context.stream](side, np.uint64(seed), first, partials)
+        sums[(parts, k), threads(), context.stream](side, compact, flag, np.uint64(seed),
+                                                    first, partials)
         bootstrap.score_resamples[blocks(k * n_systems), threads(), context.stream](
             partials, n_systems, first, order, smooth, value, effective, compensated, weights,
             float(scale), out)
     return context.result(out, owner)
+
+
+def _one_type(context, views, keep):
+    """The systems' rows as one kernel tuple takes them (one layout): strided views are
+    copied to C-contiguous ones on the device (a launch each)."""
+    if all(v.is_c_contiguous() for v in views):
+        return views
+    from .._kernels.cuda.reduce import widen_rows
+
+    out = []
+    for view in views:
+        if not view.is_c_contiguous():
+            copy, owner = context.empty(view.shape, np.int64)
+            keep.append(owner)
+            widen_rows[blocks(view.size), threads(), context.stream](view, copy)
+            view = copy
+        out.append(view)
+    return out
 
 
 def split(n: int, k: int) -> int:

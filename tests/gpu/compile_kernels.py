@@ -51,12 +51,14 @@ def main() -> int:
         "bleu_scores": (formula.bleu_scores, [(rows, i8, i8, f8, b1, b1, A(f8), f8, A(f8))]),
         "nltk_scores": (formula.nltk_scores, [(rows, i8, A(f8), i8, f8, f8, f8, b1, A(f8))]),
         "column_sums": (reduce.column_sums, [(rows, A(i8))]),
-        "resample_sums": (bootstrap.sums_kernel(20), [(rows, u8, i8, A(i8, 3)),
-                                                      (A(i4, 2), u8, i8, A(i8, 3))]),
+        "lay_out": (bootstrap.lay_out, [(t.UniTuple(rows, 2), i8, A(i4, 2), A(t.int16, 2),
+                                         A(i4))]),
+        "resample_sums": (bootstrap.sums_kernel(2, 4), [
+            (rows, A(t.int16, 2), A(i4), u8, i8, A(i8, 3)),
+            (A(i4, 2), A(t.int16, 2), A(i4), u8, i8, A(i8, 3))]),
         "score_resamples": (bootstrap.score_resamples, [
             (A(i8, 3), i8, i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2))]),
         "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
-        "side_by_side": (reduce.side_by_side, [(rows, i8, rows), (rows, i8, A(i4, 2))]),
         "profiles": (pairwise.profiles, [
             (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4, 2))]),
         "pair_scores": (pairwise.pair_scores, [

@@ -74,7 +74,7 @@ def test_high_word_short_and_long_multipliers():
         check()
 
 
-def test_bootstrap_is_two_launches_after_the_rows_are_laid_side_by_side():
+def test_bootstrap_is_three_launches():
     from launches import DeviceCalls
 
     rng = np.random.default_rng(4)
@@ -83,7 +83,7 @@ def test_bootstrap_is_two_launches_after_the_rows_are_laid_side_by_side():
     gpu.bootstrap_scores(systems, n_samples=3, seed=1)
     with DeviceCalls() as calls:
         scores = gpu.bootstrap_scores(systems, n_samples=3, seed=1)
-    assert dict(calls.kernels) == {"side_by_side": 2, "resample_sums": 1, "score_resamples": 1}
+    assert dict(calls.kernels) == {"lay_out": 1, "resample_sums": 1, "score_resamples": 1}
     assert (calls.readbacks, calls.waits) == (0, 0)
     rows = host(systems[0])
     expected = fastbleu.BLEU().formula.scores(
@@ -92,3 +92,35 @@ def test_bootstrap_is_two_launches_after_the_rows_are_laid_side_by_side():
         np.testing.assert_array_equal(host(scores)[0], expected)
     else:
         np.testing.assert_allclose(host(scores)[0], expected, rtol=1e-14)
+
+
+@pytest.mark.parametrize("case", ["long", "totals", "average", "strided"])
+def test_rows_that_do_not_fit_the_compact_form(case):
+    # The bootstrap reads int16 lengths and matches and adds BLEU's totals from the
+    # hypothesis lengths; rows with larger values, other totals or the scaled average
+    # reference length take the full rows, with the same sums.
+    from numba import cuda
+
+    rng = np.random.default_rng(8)
+    hyp = rng.integers(1, 4000, 6)
+    if case == "long":
+        hyp[2] = 40_000
+    matches = np.minimum(hyp[:, None] - np.arange(4), rng.integers(0, 3000, (6, 4)))
+    totals = np.maximum(hyp[:, None] - np.arange(4), 0)
+    if case == "totals":
+        totals[3, 1] += 1
+    rows = np.column_stack([hyp, hyp + 3, np.maximum(matches, 0), totals]).astype(np.int64)
+    formula = fastbleu.BLEU(ref_length="average" if case == "average" else "closest").formula
+    if case == "average":
+        rows[:, 1] *= 720720
+    systems = [cuda.to_device(rows), cuda.to_device(rows[::-1].copy())]
+    if case == "strided":
+        systems[0] = cuda.to_device(np.column_stack([rows, rows]))[:, :10]
+    scores = host(gpu.bootstrap_scores(systems, formula, n_samples=4, seed=5))
+    for k, r in enumerate((rows, rows[::-1])):
+        sums = np.stack([r[draws(5, b, 6)].sum(axis=0) for b in range(4)])
+        expected = formula.scores(sums, check=False)
+        if SIMULATED:
+            np.testing.assert_array_equal(scores[k], expected)
+        else:
+            np.testing.assert_allclose(scores[k], expected, rtol=1e-14)

@@ -7,12 +7,15 @@ Draw ``j`` of resample ``b`` is segment ``mulhi(mix(mix(seed + b) + j), n)``
 resamples on every device and on the simulator, but not numpy's draws
 (sacrebleu's), which would have to be made on the host and copied.
 
-:func:`sums_kernel` gives the kernel for rows of ``width`` columns (the
-systems' rows side by side, int32 or int64): a block sums a stretch of one
-resample's draws, each thread adding its draws' rows into ``width``
-accumulators held in registers (the width is a compile-time constant, so
-the loop over columns unrolls), then the block adds them up in shared memory
-and writes one partial row; no index array and no zeroed sums are made.
+:func:`lay_out` puts the systems' rows side by side (one row a segment, so
+a draw reads one place), in full and in a compact int16 form of the lengths
+and matches alone (BLEU's totals follow from the hypothesis length), and
+flags rows that do not fit it.  :func:`sums_kernel` gives the kernel for a
+number of systems and orders: a block sums a stretch of one resample's
+draws, each thread adding its draws' rows into accumulators held in
+registers (the sizes are compile-time constants, so the loops over columns
+unroll), then the block adds them up in shared memory and writes one
+partial row; no index array and no zeroed sums are made.
 :func:`score_resamples` adds a resample's partial rows and scores each
 system's part with :func:`.formula.bleu_of_row` (a thread per resample and
 system), writing ``out[system, resample]``.
@@ -33,6 +36,8 @@ _S31 = np.uint64(31)
 _S32 = np.uint64(32)
 _LOW = np.uint64(0xFFFFFFFF)
 _ROW = 2 + 2 * MAX_ORDER  # local arrays take literal sizes
+#: The largest value a compact row holds (int16).
+COMPACT_MAX = 32767
 
 
 @cuda.jit(device=True)
@@ -70,21 +75,60 @@ def draw(resample_key, j, n):
     return np.int64(high_word(mix(resample_key + np.uint64(j)), np.uint64(n)))
 
 
+@cuda.jit(cache=True)
+def lay_out(systems, max_order, side, compact, flag):
+    """The systems' rows side by side, twice: every column in ``side`` (int32 or int64,
+    ``(n, S * row_width)``), and the lengths and matches alone in ``compact`` (int16,
+    ``(n, S * (2 + max_order))``).  ``flag[0]`` (zeroed by the caller) is set where a
+    row does not fit the compact form: a value outside ``0..COMPACT_MAX``, or a total that
+    is not ``max(hyp_len - m, 0)`` (a BLEU row's totals always are)."""
+    n = side.shape[0]
+    n_systems = len(systems)
+    row_width = 2 + 2 * max_order
+    compact_width = 2 + max_order
+    for i in range(cuda.grid(1), n * n_systems, cuda.gridsize(1)):
+        r = i // n_systems
+        s = i - r * n_systems
+        rows = systems[s]
+        for c in range(row_width):
+            side[r, s * row_width + c] = rows[r, c]
+        fits = True
+        for c in range(compact_width):
+            value = rows[r, c]
+            if value < 0 or value > COMPACT_MAX:
+                fits = False
+            compact[r, s * compact_width + c] = np.int16(value & 0x7FFF)
+        hyp_len = rows[r, 0]
+        for m in range(max_order):
+            if rows[r, 2 + max_order + m] != max(hyp_len - m, 0):
+                fits = False
+        if not fits:
+            flag[0] = 1
+
+
 @lru_cache(maxsize=None)
-def sums_kernel(width: int):
-    """The kernel that sums resampled rows of ``width`` columns (made once per width):
-    ``kernel[(parts, k), threads](stats, seed, first, partials)`` writes
+def sums_kernel(n_systems: int, max_order: int):
+    """The kernel that sums resampled rows of ``n_systems`` systems of ``max_order`` orders
+    (made once per shape, whose sizes are compile-time constants: the loops over columns
+    unroll and the sums stay in registers):
+    ``kernel[(parts, k), threads](side, compact, flag, seed, first, partials)`` writes
     ``partials[b, p]``, the sum of part ``p`` of the ``n`` draws of resample
-    ``first + b`` (``partials`` is ``(k, parts, width)`` int64; the parts split the
-    draws evenly)."""
-    columns = int(width)
+    ``first + b`` (``(k, parts, n_systems * row_width)`` int64; the parts split the
+    draws evenly).  Where ``flag[0]`` is 0 it reads the compact rows (about a third of
+    the bytes: a million segments of two systems fit a GPU's L2 cache) and adds the
+    totals from the hypothesis lengths; else the full rows."""
+    systems = int(n_systems)
+    order = int(max_order)
+    row_width = 2 + 2 * order
+    compact_width = 2 + order
+    columns = systems * row_width
 
     @cuda.jit
-    def resample_sums(stats, seed, first, partials):
+    def resample_sums(side, compact, flag, seed, first, partials):
         acc = cuda.local.array(columns, np.int64)
         block = cuda.shared.array(columns, np.int64)
         t = cuda.threadIdx.x
-        n = stats.shape[0]
+        n = side.shape[0]
         b = cuda.blockIdx.y
         parts = cuda.gridDim.x
         for c in range(columns):
@@ -96,10 +140,21 @@ def sums_kernel(width: int):
         stretch = (n + parts - 1) // parts
         lo = cuda.blockIdx.x * stretch
         hi = min(n, lo + stretch)
-        for j in range(lo + t, hi, cuda.blockDim.x):
-            row = draw(key, j, n)
-            for c in range(columns):
-                acc[c] += np.int64(stats[row, c])
+        if flag[0] == 0:
+            for j in range(lo + t, hi, cuda.blockDim.x):
+                row = draw(key, j, n)
+                for s in range(systems):
+                    hyp_len = np.int64(compact[row, s * compact_width])
+                    acc[s * row_width] += hyp_len
+                    for c in range(1, compact_width):
+                        acc[s * row_width + c] += np.int64(compact[row, s * compact_width + c])
+                    for m in range(order):
+                        acc[s * row_width + 2 + order + m] += max(hyp_len - m, 0)
+        else:
+            for j in range(lo + t, hi, cuda.blockDim.x):
+                row = draw(key, j, n)
+                for c in range(columns):
+                    acc[c] += np.int64(side[row, c])
         for c in range(columns):
             if acc[c] != 0:
                 cuda.atomic.add(block, c, acc[c])

@@ -1,16 +1,15 @@
 """Sums and copies on the device: column sums of statistics rows, and small helpers.
 
 :func:`column_sums` adds the rows of a statistics array (int64, exact);
-:func:`side_by_side` lays several systems' rows side by side for the
-bootstrap (:mod:`.bootstrap`); :func:`widen` and :func:`widen_rows` copy ids
-into C-contiguous int64; :func:`fill` sets an array.
+:func:`widen` and :func:`widen_rows` copy ids or rows into C-contiguous
+int64; :func:`fill` sets an array.
 """
 
 import numpy as np
 
 from .loader import cuda
 
-#: The most columns a row of summed systems may have (bootstrap; column sums take any).
+#: The most columns of the bootstrap's summed systems (column sums take any).
 MAX_COLUMNS = 64
 
 
@@ -42,14 +41,6 @@ def fill(array, value):
     """``array[:] = value`` (1-D)."""
     for i in range(cuda.grid(1), array.shape[0], cuda.gridsize(1)):
         array[i] = value
-
-
-@cuda.jit
-def side_by_side(rows, column, out):
-    """``out[:, column:column + width] = rows`` (one system's rows into the joint array)."""
-    width = rows.shape[1]
-    for i in range(cuda.grid(1), rows.shape[0] * width, cuda.gridsize(1)):
-        out[i // width, column + i % width] = rows[i // width, i % width]
 
 
 @cuda.jit(cache=True)
