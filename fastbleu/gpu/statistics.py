@@ -297,17 +297,47 @@ def plan_groups(views, n, limits) -> int:
     return 1 if positions > limits.short_tokens * max(n, 1) else GROUPS
 
 
-def global_slots(views, limits) -> int:
-    """Slots of the global-memory tables: 0 when no segment can need one (its references
-    fit shared memory, known from the shapes), else room for every segment's table."""
+def _longest(view) -> int:
+    """The most ids one segment of a stream can have, from its shape."""
+    return int(view[0].shape[1]) if view[1] is None else int(view[0].size)
+
+
+def _table_size(tokens: int) -> int:
+    """:func:`~fastbleu._kernels.cuda.counting.table_size` on the host."""
+    size = 64
+    while size < 2 * tokens:
+        size *= 2
+    return size
+
+
+def shared_plan(views, limits, groups, threads_) -> tuple[int, int]:
+    """``(shared_slots, bytes)``: the shared table the launch provides (0: no segment can
+    use one: all are short, or the references are too long) and the dynamic shared memory
+    it needs, from the shapes alone."""
+    from .._kernels.cuda.counting import SHARED_CAPACITY
+
+    hyp, refs = _longest(views[0]), sum(_longest(v) for v in views[1:])
+    slots = limits.shared_slots
+    if hyp + refs <= limits.short_tokens:
+        slots = 0  # every segment is short
+    elif slots:
+        slots = min(slots, _table_size(refs), SHARED_CAPACITY)
+    table = slots + 1 if slots else 0
+    words = max(groups * limits.short_tokens, table)
+    return slots, max(8 * words + 12 * table, 4 * threads_)
+
+
+def global_slots(views, limits, shared_slots) -> int:
+    """Slots of the global-memory tables: 0 when no segment can need one (it is short or
+    its references fit the shared table, known from the shapes), else room for every
+    segment's table."""
     from .._kernels.cuda.counting import REGION_EXTRA, REGION_SCALE
 
-    refs = views[1:]
-    longest = sum(int(v[0].shape[1]) if v[1] is None else int(v[0].size) for v in refs)
-    if 2 * longest <= limits.shared_slots:
+    hyp, refs = _longest(views[0]), sum(_longest(v) for v in views[1:])
+    if hyp + refs <= limits.short_tokens or 2 * refs <= shared_slots:
         return 0
     n = views[0][0].shape[0] if views[0][1] is None else views[0][1].shape[0] - 1
-    return REGION_SCALE * sum(int(v[0].size) for v in refs) + REGION_EXTRA * n + 1
+    return REGION_SCALE * sum(int(v[0].size) for v in views[1:]) + REGION_EXTRA * n + 1
 
 
 def run_statistics(context, streams, max_order, ref_code, limits, counting, tokens,
@@ -327,9 +357,11 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
     if check is None:
         check = any(v[4] for v in views)
     groups = plan_groups(views, n, limits)
+    threads_ = groups * limits.group if groups > 1 else limits.block
+    shared_slots, shared_bytes = shared_plan(views, limits, groups, threads_)
     sizes = [max(int(v[0].size), 1) for v in views]
     n_hashes = sum(sizes)
-    slots = global_slots(views, limits)
+    slots = global_slots(views, limits, shared_slots)
     # One allocation for all the scratch (each costs tens of microseconds through torch and
     # __cuda_array_interface__): hashes, start, count, the summary when unchecked, tables.
     summary_size = tokens.BAD_OFFSETS + 2 * n_streams
@@ -345,13 +377,12 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
     at += n_streams * n
     summary = scratch[at:at + summary_size]
     at += summary_size
-    if slots:
+    if slots:  # the keys, then three runs of int32 counts (see counting.bleu_rows)
         keys = scratch[at:at + slots].view(np.uint64)
-        small = scratch[at + slots:at + table_words].view(np.int32)
-        refmax, cur, hyp = small[:slots], small[slots:2 * slots], small[2 * slots:3 * slots]
+        counts = scratch[at + slots:at + table_words].view(np.int32)
     else:  # never read: no segment can need a global table
         keys = scratch[at:at + 1].view(np.uint64)
-        refmax = cur = hyp = scratch[at + 1:at + 2].view(np.int32)
+        counts = scratch[at + 1:at + 2].view(np.int32)
     if check:
         summary_host = np.zeros(summary_size, dtype=np.int64)
         summary_host[tokens.MISSING:] = tokens.NONE
@@ -369,13 +400,12 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
                    ids.eos_id or 0, ids.eos_id is not None, mask is not None, base]
         base += sizes[s]
     params = tuple(np.int64(int(p)) for p in params)
-    threads_ = groups * limits.group if groups > 1 else limits.block
     grid = min(limits.grid, -(-n // groups))
     spread = np.uint64(0) if limits.collide else np.uint64(0xFFFFFFFFFFFFFFFF)
-    counting.bleu_rows[grid, threads_, stream](
+    counting.bleu_rows[grid, threads_, stream, shared_bytes](
         tuple(values), offsets, valid, params, n, groups, max_order, ref_code, AVERAGE_SCALE,
-        limits.short_tokens, limits.shared_slots, spread, hashes, start, count, keys, refmax,
-        cur, hyp, rows, summary)
+        limits.short_tokens, shared_slots, spread, hashes, start, count, keys, counts, rows,
+        summary)
     if check:
         _raise_for(context.host(summary), tokens, n_streams)
     return rows, owner

@@ -206,7 +206,7 @@ def test_global_table_regions_are_disjoint_and_inside_the_allocation(lengths):
         views.append((np.zeros((1, max(int(offsets[-1]), 1))), offsets, None, 0, False))
         params += [1, 0, 0, 0, 0, 0, 0, base]
         base += max(int(offsets[-1]), 1)
-    slots = global_slots(views, KernelLimits(shared_slots=64))
+    slots = global_slots(views, KernelLimits(short_tokens=0, shared_slots=64), 64)
     regions = []
     for i in range(n):
         first = counting.region_base.py_func(start, tuple(params), i)
@@ -217,3 +217,26 @@ def test_global_table_regions_are_disjoint_and_inside_the_allocation(lengths):
     for i in range(n):  # segments whose references exceed the shared table use theirs
         if 2 * lengths[i, 1:].sum() > 64:
             assert regions[i][1] <= slots
+
+
+@pytest.mark.parametrize("length, slots", [(150, 512), (20, 0), (700, 2048), (1100, 2048)])
+def test_shared_memory_sized_from_the_shapes(length, slots):
+    # 2-D ids of known width: all short (no shared table), a table cut to the references'
+    # size, the largest table, references past it (global tables). Rows equal the CPU's
+    # whatever the plan (the simulator checks every index against the memory given).
+    from fastbleu.gpu.statistics import _stream_views, id_streams, shared_plan
+    from fastbleu.gpu.arrays import Context
+    from numba import cuda
+
+    rng = np.random.default_rng(length)
+    hyp = rng.integers(1, 6, size=(2, length))
+    ref = np.where(rng.random((2, length)) < 0.3, rng.integers(1, 6, size=(2, length)), hyp)
+    limits = gpu.KernelLimits(short_tokens=64, group=2, block=8, grid=2)
+    context = Context(cuda)
+    context.keep = []
+    views = _stream_views(context, id_streams(device(hyp), device(ref), None, None))
+    groups = 1 if 2 * length > 64 else 4
+    assert shared_plan(views, limits, groups, 8)[0] == slots
+    rows = gpu.bleu_statistics(device(hyp), device(ref), limits=limits)
+    np.testing.assert_array_equal(host(rows), cpu_rows(fastbleu.TokenIds(hyp),
+                                                       [fastbleu.TokenIds(ref)]))

@@ -41,15 +41,16 @@ kernels run unchanged on numba's CUDA simulator.
 """
 
 import numpy as np
+from numba import types
 
 from .loader import cuda
 from .tokens import MISSING, prepare_segment
 
 #: The most segments a block of :func:`bleu_rows` takes at once (a group of threads each).
 GROUPS = 4
-#: Shared key slots of a group counting a ``SHORT`` segment (the most ``short_tokens`` may be).
+#: The most ``short_tokens`` may be (keys a group holds in shared memory).
 SHORT_CAPACITY = 256
-#: Shared table slots of a block counting a ``BLOCK`` segment (the most ``shared_slots`` may be).
+#: The most ``shared_slots`` may be (a block's table in shared memory).
 SHARED_CAPACITY = 2048
 #: Slots of a segment's global-memory table are at most this many per reference position,
 #: plus ``REGION_EXTRA`` (see :func:`region_base`).
@@ -58,7 +59,6 @@ REGION_EXTRA = 65
 #: The per-stream fields of ``params`` (an int64 tuple, ``PARAMS`` fields a stream).
 RAGGED, WIDTH, PAD, USE_PAD, EOS, USE_EOS, HAS_VALID, BASE = range(8)
 PARAMS = 8
-_TABLE = SHARED_CAPACITY + 1  # and the slot of the key EMPTY (shared arrays take literal sizes)
 NONE, SHORT, BLOCK, GLOBAL = 0, 1, 2, 3
 REF_CLOSEST, REF_SHORTEST, REF_AVERAGE = 0, 1, 2
 _MIN_SLOTS = 64
@@ -107,9 +107,12 @@ def find_slot(keys, base, size, key, spread, insert):
 
 
 @cuda.jit(device=True)
-def count_segment(hashes, start, count, max_order, seg, keys, refmax, cur, hyp, base, spread,
-                  tally, out):
-    """A block's count of one segment's matches, order by order, in the given table."""
+def count_segment(hashes, start, count, max_order, seg, keys, counts, at_ref, at_cur, at_hyp,
+                  base, spread, tally, out):
+    """A block's count of one segment's matches, order by order, in the table whose keys
+    start at ``keys[base]``; a slot's reference maximum, current reference count and
+    hypothesis count are ``counts[at_ref + slot]``, ``[at_cur + slot]`` and
+    ``[at_hyp + slot]`` (``slot`` counted from ``keys[0]``)."""
     t = cuda.threadIdx.x
     threads = cuda.blockDim.x
     streams = count.shape[0]
@@ -126,9 +129,9 @@ def count_segment(hashes, start, count, max_order, seg, keys, refmax, cur, hyp, 
             break  # no n-gram of this order on one side: the rest stay 0
         for x in range(t, size + 1, threads):
             keys[base + x] = EMPTY
-            refmax[base + x] = 0
-            cur[base + x] = 0
-            hyp[base + x] = 0
+            counts[at_ref + base + x] = 0
+            counts[at_cur + base + x] = 0
+            counts[at_hyp + base + x] = 0
         if t == 0:
             tally[0] = 0
         cuda.syncthreads()
@@ -141,17 +144,17 @@ def count_segment(hashes, start, count, max_order, seg, keys, refmax, cur, hyp, 
             for p in range(t, length - m, threads):
                 slot = find_slot(keys, base, size, ngram_key(hashes, at + p, m), spread, True)
                 if first:
-                    cuda.atomic.add(refmax, slot, 1)
+                    cuda.atomic.add(counts, at_ref + slot, 1)
                 else:
-                    cuda.atomic.add(cur, slot, 1)
+                    cuda.atomic.add(counts, at_cur + slot, 1)
             cuda.syncthreads()
             if not first:  # fold this reference's counts into the maxima (one thread each)
                 for p in range(t, length - m, threads):
                     slot = find_slot(keys, base, size, ngram_key(hashes, at + p, m), spread,
                                      False)
-                    c = cuda.atomic.exch(cur, slot, 0)
+                    c = cuda.atomic.exch(counts, at_cur + slot, 0)
                     if c > 0:
-                        cuda.atomic.max(refmax, slot, c)
+                        cuda.atomic.max(counts, at_ref + slot, c)
                 cuda.syncthreads()
             first = False
         found = 0
@@ -159,7 +162,7 @@ def count_segment(hashes, start, count, max_order, seg, keys, refmax, cur, hyp, 
         for p in range(t, hyp_len - m, threads):
             slot = find_slot(keys, base, size, ngram_key(hashes, at + p, m), spread, False)
             if slot >= 0:
-                if cuda.atomic.add(hyp, slot, 1) < refmax[slot]:
+                if cuda.atomic.add(counts, at_hyp + slot, 1) < counts[at_ref + slot]:
                     found += 1
         if found:
             cuda.atomic.add(tally, 0, found)
@@ -219,13 +222,13 @@ def segment_row(count, i, max_order, ref_length, average_scale, short_tokens, sh
 
 
 @cuda.jit(device=True)
-def count_short(hashes, start, count, max_order, seg, active, g, lane, group, keys, tally,
-                orders, out):
+def count_short(hashes, start, count, max_order, seg, active, g, lane, group, keys, stride,
+                tally, orders, out):
     """Group ``g``'s count of its ``SHORT`` segment (when ``active``): the keys of one order
-    at a time in ``keys[g * SHORT_CAPACITY:]``, compared directly (see the module).  Every
-    thread of the block calls it."""
+    at a time in ``keys[g * stride:]``, compared directly (see the module).  Every thread of
+    the block calls it."""
     streams = count.shape[0]
-    own = g * SHORT_CAPACITY
+    own = g * stride
     hyp_len = count[0, seg] if active else 0
     if cuda.threadIdx.x == 0:
         orders[0] = 0
@@ -297,10 +300,19 @@ def region_base(start, params, seg):
     return base
 
 
+@cuda.jit(device=True)
+def key_room(groups, short_tokens, shared_slots):
+    """uint64 words of dynamic shared memory for keys: the short segments' keys
+    (``short_tokens`` a group) or the shared table's (``shared_slots + 1``), whichever is
+    more; the table's three int32 counts follow them."""
+    table = shared_slots + 1 if shared_slots else 0
+    return max(groups * short_tokens, table)
+
+
 @cuda.jit(cache=True)
 def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, average_scale,
-              short_tokens, shared_slots, spread, hashes, start, count, keys_g, refmax_g,
-              cur_g, hyp_g, out, summary):
+              short_tokens, shared_slots, spread, hashes, start, count, keys_g, counts_g, out,
+              summary):
     """Token ids of every stream -> statistics rows, in one launch.
 
     ``values``, ``offsets`` and ``valid`` are tuples with an array per stream
@@ -312,14 +324,18 @@ def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, 
     (:func:`segment_row`), a ``SHORT`` segment is counted by its group
     (:func:`count_short`), and then the block counts its ``BLOCK`` and
     ``GLOBAL`` segments one after the other, all its threads on each, with
-    the table in shared memory or at :func:`region_base` in
-    ``keys_g``/``refmax_g``/``cur_g``/``hyp_g``.  No segment waits on
-    another's, so nothing is read back between kernels.
+    the table in shared memory or at :func:`region_base` in ``keys_g`` (its
+    counts in ``counts_g``: three runs of ``keys_g.size`` int32).  No
+    segment waits on another's, so nothing is read back between kernels.
+
+    Shared memory is dynamic, sized by the launch to what the shapes allow
+    (``8 * key_room + 12 * (shared_slots + 1)`` bytes when a segment may use the
+    shared table, at least ``4 * blockDim.x`` for :func:`prepare_segment`'s
+    prefix sums), so that blocks of short segments alone stay small.
     """
-    keys = cuda.shared.array(_TABLE, np.uint64)  # also the short segments' keys
-    refmax = cuda.shared.array(_TABLE, np.int32)  # also the prefix sums of prepare_segment
-    cur = cuda.shared.array(_TABLE, np.int32)
-    hyp = cuda.shared.array(_TABLE, np.int32)
+    # numba types, not numpy's: the simulator sizes dynamic shared arrays by their itemsize
+    keys = cuda.shared.array(0, types.uint64)  # the dynamic shared memory, as 64-bit words
+    words = cuda.shared.array(0, types.int32)  # the same memory as 32-bit words
     tally = cuda.shared.array(GROUPS, np.int64)
     kinds = cuda.shared.array(GROUPS, np.int64)
     bad = cuda.shared.array(GROUPS, np.int64)
@@ -333,6 +349,10 @@ def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, 
     lane = t - g * group
     in_group = g < groups
     streams = count.shape[0]
+    at_ref = 2 * key_room(groups, short_tokens, shared_slots)
+    at_cur = at_ref + shared_slots + 1
+    at_hyp = at_cur + shared_slots + 1
+    slots_g = keys_g.shape[0]
     for base in range(cuda.blockIdx.x * groups, n, cuda.gridDim.x * groups):
         seg = base + g
         if in_group and lane == 0:
@@ -344,7 +364,7 @@ def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, 
                             params[at + WIDTH], params[at + PAD], params[at + USE_PAD] != 0,
                             params[at + EOS], params[at + USE_EOS] != 0,
                             params[at + HAS_VALID] != 0, n, seg, g, lane, group, in_group, s,
-                            hashes, params[at + BASE], start, count, refmax, first, stop, kept,
+                            hashes, params[at + BASE], start, count, words, first, stop, kept,
                             chunks, bad, summary)
         active = in_group and seg < n
         if active and lane == 0:
@@ -352,15 +372,15 @@ def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, 
                                    short_tokens, shared_slots, bad[g] != 0, out, summary)
         cuda.syncthreads()
         short = active and kinds[g] == SHORT
-        count_short(hashes, start, count, max_order, seg, short, g, lane, group, keys, tally,
-                    chunks, out)
+        count_short(hashes, start, count, max_order, seg, short, g, lane, group, keys,
+                    short_tokens, tally, chunks, out)
         for k in range(groups):
             kind = kinds[k]
             if kind == BLOCK:
-                count_segment(hashes, start, count, max_order, base + k, keys, refmax, cur,
-                              hyp, 0, spread, tally, out)
+                count_segment(hashes, start, count, max_order, base + k, keys, words, at_ref,
+                              at_cur, at_hyp, 0, spread, tally, out)
             elif kind == GLOBAL:
-                count_segment(hashes, start, count, max_order, base + k, keys_g, refmax_g,
-                              cur_g, hyp_g, region_base(start, params, base + k), spread,
-                              tally, out)
+                count_segment(hashes, start, count, max_order, base + k, keys_g, counts_g, 0,
+                              slots_g, 2 * slots_g, region_base(start, params, base + k),
+                              spread, tally, out)
         cuda.syncthreads()
