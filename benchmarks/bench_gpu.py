@@ -264,6 +264,7 @@ def chrf_case(args, clock, lib, results):
                        for w in text.split()) for _ in range(n)] for text in base]
     matrices = gpu.chrf_matrix(cands, word_order=2)  # warm-ups: both compile their kernels
     pairwise.chrf_matrix(cands[:1], word_order=2)
+    case["launches_per_call"] = counted(lambda: gpu.chrf_matrix(cands, word_order=2))
     case["fastbleu_gpu_s"] = clock.best(lambda: gpu.chrf_matrix(cands, word_order=2),
                                         max(1, args.repeat // 2))
     t = time.perf_counter()

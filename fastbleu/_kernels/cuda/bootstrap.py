@@ -26,7 +26,7 @@ from functools import lru_cache
 import numpy as np
 
 from .formula import MAX_ORDER, bleu_of_row
-from .loader import cuda
+from .loader import CACHED, cuda
 
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)
@@ -75,7 +75,7 @@ def draw(resample_key, j, n):
     return np.int64(high_word(mix(resample_key + np.uint64(j)), np.uint64(n)))
 
 
-@cuda.jit(cache=True)
+@cuda.jit(**CACHED)
 def lay_out(systems, max_order, side, compact, flag):
     """The systems' rows side by side, twice: every column in ``side`` (int32 or int64,
     ``(n, S * row_width)``), and the lengths and matches alone in ``compact`` (int16,
@@ -165,7 +165,7 @@ def sums_kernel(n_systems: int, max_order: int):
     return resample_sums
 
 
-@cuda.jit(cache=True)
+@cuda.jit(**CACHED)
 def score_resamples(partials, n_systems, first, max_order, smooth, smooth_value,
                     effective_order, compensated, weights, ref_scale, out):
     """``out[s, first + b]`` = BLEU of system ``s``'s columns of the summed partial rows of

@@ -43,7 +43,7 @@ kernels run unchanged on numba's CUDA simulator.
 import numpy as np
 from numba import types
 
-from .loader import cuda
+from .loader import CACHED, cuda
 from .tokens import BAD_OFFSETS, MISSING, NEGATIVE, token_hash
 
 #: The most segments a block of :func:`bleu_rows` takes at once (a group of threads each).
@@ -419,7 +419,7 @@ def key_room(groups, short_tokens, shared_slots):
     return max(groups * short_tokens, table)
 
 
-@cuda.jit(cache=True)
+@cuda.jit(**CACHED)
 def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, average_scale,
               short_tokens, shared_slots, spread, hashes, start, count, keys_g, counts_g, out,
               summary):

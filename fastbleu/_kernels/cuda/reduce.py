@@ -7,7 +7,7 @@ int64; :func:`fill` sets an array.
 
 import numpy as np
 
-from .loader import cuda
+from .loader import CACHED, cuda
 
 #: The most columns of the bootstrap's summed systems (column sums take any).
 MAX_COLUMNS = 64
@@ -43,7 +43,7 @@ def fill(array, value):
         array[i] = value
 
 
-@cuda.jit(cache=True)
+@cuda.jit(**CACHED)
 def widen(values, out):
     """``out[:] = values`` as int64 (1-D, any strides): ids or offsets of one stream in the
     others' type."""
@@ -51,7 +51,7 @@ def widen(values, out):
         out[i] = np.int64(values[i])
 
 
-@cuda.jit(cache=True)
+@cuda.jit(**CACHED)
 def widen_rows(values, out):
     """``out[:, :] = values`` as int64 (2-D, any strides)."""
     width = values.shape[1]

@@ -16,7 +16,7 @@ unit).
 import numpy as np
 
 from ..text.tokenize_13a import CLASS_SPLIT, MAYBE_SPACE, SPACE
-from .loader import cuda
+from .loader import CACHED, cuda
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -102,7 +102,7 @@ def word_end(out, at, n, h, h_last, h_tail, characters, lead, last, punct):
     return n + 1
 
 
-@cuda.jit(cache=True)
+@cuda.jit(**CACHED)
 def chrf_units(data, offsets, char_kind, word_kind, whitespace, region, out, start, count):
     """Units of every segment ``data[offsets[i]:offsets[i + 1]]``, a thread each: unit
     ``u`` of kind ``k`` (characters ``char_kind``, words ``word_kind``; -1: not wanted) is
