@@ -242,25 +242,29 @@ def _on_host(value) -> bool:
 
 
 def _host_dtype(streams):
-    """The dtype host arrays of ids are copied in: the first device stream's, else theirs
-    when they agree (a signed type of 4 or 8 bytes), else int64."""
+    """The dtype host arrays of ids are copied in, so that one kernel tuple takes every
+    stream: the first device stream's (int32 only where every host id fits it), else the
+    host arrays' own when they agree, else int64."""
+    host = [np.asarray(ids.values) for ids in streams if _on_host(ids.values)]
+    int32, int64 = np.dtype(np.int32), np.dtype(np.int64)
     for ids in streams:
         if not _on_host(ids.values) and hasattr(ids.values, "dtype"):
             try:
                 dtype = np.dtype(str(ids.values.dtype).replace("torch.", ""))
             except TypeError:
-                break
-            return dtype if dtype in (np.dtype(np.int32), np.dtype(np.int64)) else None
-    kinds = {np.asarray(ids.values).dtype for ids in streams if _on_host(ids.values)}
-    if len(kinds) == 1 and next(iter(kinds)) in (np.dtype(np.int32), np.dtype(np.int64)):
-        return next(iter(kinds))
-    return np.dtype(np.int64)
+                return int64
+            if dtype == int32 and all(a.size == 0 or (a.min() >= -2 ** 31 and
+                                                       a.max() < 2 ** 31) for a in host):
+                return int32
+            return int64
+    kinds = {a.dtype for a in host}
+    return kinds.pop() if len(kinds) == 1 and kinds <= {int32, int64} else int64
 
 
 def _stream_views(context, streams):
     """Per stream: ``(values 2-D, offsets or None, valid or None, width, on_host)``."""
     views = []
-    host_dtype = _host_dtype(streams) or np.dtype(np.int64)
+    host_dtype = _host_dtype(streams)
     for s, ids in enumerate(streams):
         name = "hypotheses" if s == 0 else f"references[{s - 1}]"
         on_host = any(_on_host(v) for v in (ids.values, ids.offsets, ids.valid))
@@ -352,7 +356,6 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
     rows, owner = context.empty((n, width), np.int64)
     if n == 0:
         return rows, owner
-    context.keep = []
     views = _stream_views(context, streams)
     if check is None:
         check = any(v[4] for v in views)

@@ -233,10 +233,23 @@ def test_shared_memory_sized_from_the_shapes(length, slots):
     ref = np.where(rng.random((2, length)) < 0.3, rng.integers(1, 6, size=(2, length)), hyp)
     limits = gpu.KernelLimits(short_tokens=64, group=2, block=8, grid=2)
     context = Context(cuda)
-    context.keep = []
     views = _stream_views(context, id_streams(device(hyp), device(ref), None, None))
     groups = 1 if 2 * length > 64 else 4
     assert shared_plan(views, limits, groups, 8)[0] == slots
     rows = gpu.bleu_statistics(device(hyp), device(ref), limits=limits)
     np.testing.assert_array_equal(host(rows), cpu_rows(fastbleu.TokenIds(hyp),
                                                        [fastbleu.TokenIds(ref)]))
+
+
+def test_host_ids_keep_their_values_beside_narrower_device_ids():
+    # int32 ids on the device, int64 ids from the host past int32's range: the host's are
+    # not narrowed (the device stream is widened instead, one launch more).
+    hyp = np.array([[1, 2, 3, 4]], dtype=np.int32)
+    ref = np.array([[1, 2, 3_000_000_003, 4]], dtype=np.int64)
+    rows = gpu.bleu_statistics(device(hyp), ref)
+    np.testing.assert_array_equal(host(rows), cpu_rows(fastbleu.TokenIds(hyp),
+                                                       [fastbleu.TokenIds(ref)]))
+    assert host(rows)[0, 2:6].tolist() == [3, 1, 0, 0]
+    with DeviceCalls() as calls:  # ids that fit int32 are copied as int32: one launch
+        gpu.bleu_statistics(device(hyp), ref % 1000)
+    assert dict(calls.kernels) == {"bleu_rows": 1}
