@@ -137,6 +137,19 @@ def test_malformed_device_input_marked_or_raised_when_checked():
     with DeviceCalls() as calls, pytest.raises(ValueError, match="segment 0 holds a negative"):
         gpu.bleu_statistics(hyp, ref, check=True)
     assert calls.readbacks == 1
+    # Scored, the row is NaN (not the 100 a row of -1 would give); summed, it raises.
+    bleu = fastbleu.BLEU(effective_order=True)
+    scores = host(gpu.sentence_scores(gpu.bleu_statistics(hyp, ref), bleu.formula))
+    assert np.isnan(scores[0]) and scores[1] == pytest.approx(100.0)
+    assert np.isnan(host(gpu.nltk_scores(gpu.bleu_statistics(hyp, ref)))[0])
+    ids = gpu.DeviceIds(hyp), [gpu.DeviceIds(ref)]
+    assert np.isnan(host(fastbleu.BLEU().sentence_scores(*ids))[0])
+    with pytest.raises(ValueError, match="1 of 2 segments have malformed ids"):
+        fastbleu.BLEU().corpus_score(*ids)
+    with DeviceCalls() as calls:
+        sums = gpu.corpus_statistics(gpu.bleu_statistics(hyp, ref), check=False)
+    assert calls.readbacks == 0
+    assert host(sums).tolist() == (rows[0] + rows[1]).tolist()
     missing = gpu.DeviceIds(ref, valid=device(np.array([True, False])))
     assert host(gpu.bleu_statistics(hyp, missing))[1].tolist() == [-1] * 10
     with pytest.raises(ValueError, match="segment 1 has no reference"):

@@ -15,10 +15,19 @@ MAX_COLUMNS = 64
 
 @cuda.jit
 def column_sums(rows, out):
-    """``out[c] += rows[:, c].sum()`` (``out`` zeroed by the caller)."""
+    """``out[c] += rows[:, c].sum()`` (``out`` zeroed by the caller); where ``out`` has one
+    more entry, it counts the malformed rows (a negative first column: the rows of -1 that
+    :func:`.counting.bleu_rows` gives a malformed segment)."""
     block = cuda.shared.array(MAX_COLUMNS, np.int64)
     t = cuda.threadIdx.x
     width = rows.shape[1]
+    if out.shape[0] > width:
+        bad = 0
+        for i in range(cuda.grid(1), rows.shape[0], cuda.gridsize(1)):
+            if rows[i, 0] < 0:
+                bad += 1
+        if bad:
+            cuda.atomic.add(out, width, bad)
     for c0 in range(0, width, MAX_COLUMNS):
         for c in range(t, MAX_COLUMNS, cuda.blockDim.x):
             block[c] = 0
