@@ -44,7 +44,8 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     -------
     array
         float64 ``(n_systems, n_samples)`` on the device: system ``s``'s
-        corpus BLEU on resample ``b``.
+        corpus BLEU on resample ``b`` (all NaN if a system has a malformed
+        segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`).
     """
     from .._kernels.cuda import bootstrap, reduce
     from .._kernels.cuda.loader import cuda
@@ -98,7 +99,7 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
         sums[(parts, k), threads(), context.stream](side, compact, flag, np.uint64(seed),
                                                     first, partials)
         bootstrap.score_resamples[blocks(k * n_systems), threads(), context.stream](
-            partials, n_systems, first, order, smooth, value, effective, compensated, weights,
+            partials, flag, n_systems, first, order, smooth, value, effective, compensated, weights,
             float(scale), out)
     return context.result(out, owner)
 

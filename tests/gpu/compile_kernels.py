@@ -59,7 +59,7 @@ def main() -> int:
             (rows, A(t.int16, 2), A(i4), u8, i8, A(i8, 3)),
             (A(i4, 2), A(t.int16, 2), A(i4), u8, i8, A(i8, 3))]),
         "score_resamples": (bootstrap.score_resamples, [
-            (A(i8, 3), i8, i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2))]),
+            (A(i8, 3), A(i4), i8, i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2))]),
         "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
         "profiles": (pairwise.profiles, [
             (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4, 2))]),

@@ -124,3 +124,14 @@ def test_rows_that_do_not_fit_the_compact_form(case):
             np.testing.assert_array_equal(scores[k], expected)
         else:
             np.testing.assert_allclose(scores[k], expected, rtol=1e-14)
+
+
+def test_a_malformed_row_makes_every_resample_nan():
+    from numba import cuda
+
+    good = gpu.bleu_statistics(np.array([[1, 2, 3], [1, 2, 2]]), np.array([[1, 2, 3]] * 2))
+    bad = gpu.bleu_statistics(cuda.to_device(np.array([[1, -100, 3], [1, 2, 2]])),
+                              cuda.to_device(np.array([[1, 2, 3]] * 2)))
+    scores = host(gpu.bootstrap_scores([good, bad], n_samples=3, seed=2))
+    assert np.isnan(scores).all()
+    assert not np.isnan(host(gpu.bootstrap_scores([good, good], n_samples=3, seed=2))).any()

@@ -21,6 +21,7 @@ system's part with :func:`.formula.bleu_of_row` (a thread per resample and
 system), writing ``out[system, resample]``.
 """
 
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -38,6 +39,9 @@ _LOW = np.uint64(0xFFFFFFFF)
 _ROW = 2 + 2 * MAX_ORDER  # local arrays take literal sizes
 #: The largest value a compact row holds (int16).
 COMPACT_MAX = 32767
+#: Bits of :func:`lay_out`'s flag: some row needs the full rows; some row is malformed.
+FULL = np.int32(1)
+MALFORMED = np.int32(2)
 
 
 @cuda.jit(device=True)
@@ -79,9 +83,10 @@ def draw(resample_key, j, n):
 def lay_out(systems, max_order, side, compact, flag):
     """The systems' rows side by side, twice: every column in ``side`` (int32 or int64,
     ``(n, S * row_width)``), and the lengths and matches alone in ``compact`` (int16,
-    ``(n, S * (2 + max_order))``).  ``flag[0]`` (zeroed by the caller) is set where a
-    row does not fit the compact form: a value outside ``0..COMPACT_MAX``, or a total that
-    is not ``max(hyp_len - m, 0)`` (a BLEU row's totals always are)."""
+    ``(n, S * (2 + max_order))``).  ``flag[0]`` (zeroed by the caller) gets ``FULL``
+    where a row does not fit the compact form (a value outside ``0..COMPACT_MAX``, or a
+    total that is not ``max(hyp_len - m, 0)``: a BLEU row's totals always are), and
+    ``MALFORMED`` for a malformed segment's row of -1."""
     n = side.shape[0]
     n_systems = len(systems)
     row_width = 2 + 2 * max_order
@@ -102,8 +107,10 @@ def lay_out(systems, max_order, side, compact, flag):
         for m in range(max_order):
             if rows[r, 2 + max_order + m] != max(hyp_len - m, 0):
                 fits = False
-        if not fits:
-            flag[0] = 1
+        if hyp_len < 0:  # a malformed segment's row of -1: every resample is NaN
+            cuda.atomic.or_(flag, 0, MALFORMED)
+        elif not fits:
+            cuda.atomic.or_(flag, 0, FULL)
 
 
 @lru_cache(maxsize=None)
@@ -166,10 +173,11 @@ def sums_kernel(n_systems: int, max_order: int):
 
 
 @cuda.jit(**CACHED)
-def score_resamples(partials, n_systems, first, max_order, smooth, smooth_value,
+def score_resamples(partials, flag, n_systems, first, max_order, smooth, smooth_value,
                     effective_order, compensated, weights, ref_scale, out):
     """``out[s, first + b]`` = BLEU of system ``s``'s columns of the summed partial rows of
-    resample ``b`` (a thread per resample and system)."""
+    resample ``b`` (a thread per resample and system); NaN everywhere when a row was
+    malformed (``flag[0]`` has ``MALFORMED``)."""
     row = cuda.local.array(_ROW, np.int64)
     precisions = cuda.local.array(MAX_ORDER, np.float64)
     k = partials.shape[0]
@@ -183,5 +191,8 @@ def score_resamples(partials, n_systems, first, max_order, smooth, smooth_value,
             for p in range(parts):
                 total += partials[b, p, s * row_width + c]
             row[c] = total
+        if flag[0] & MALFORMED:
+            out[s, first + b] = math.nan
+            continue
         out[s, first + b] = bleu_of_row(row, max_order, smooth, smooth_value, effective_order,
                                         compensated, weights, ref_scale, precisions)
