@@ -1,4 +1,4 @@
-"""Token hashes on the device -> BLEU statistics rows, with kernels sized to the work.
+"""Token ids on the device -> BLEU statistics rows, in one kernel sized to the work.
 
 Rows are sacrebleu's ``[hyp_len, ref_len, match_1..N, total_1..N]`` (int64),
 equal to :func:`fastbleu._kernels.counting.segment_statistics`'s: the same
@@ -9,28 +9,33 @@ reference-length rules (closest with ties to the shorter, shortest, or the
 scaled average).  Stream 0 of ``start``/``count`` is the hypotheses, streams
 ``1..R`` the references (count -1: missing).
 
-:func:`statistics_rows` (a thread per segment) fills the lengths and totals,
-zeroes the matches and sorts each segment into one of three kernels by its
-tokens:
+:func:`bleu_rows` is the whole call in one launch: a block takes ``groups``
+segments at a time, a group of threads each.  The group hashes its
+segment's ids (:func:`prepare_segment`), its first thread fills the row's
+lengths and totals, zeroes the matches and picks how the segment is counted
+(:func:`segment_row`), by its tokens:
 
 * ``SHORT`` (hypothesis and references together at most ``short_tokens``):
-  :func:`count_short`, a group of ``blockDim.x // GROUPS`` threads per
-  segment and ``GROUPS`` segments per block.  The group keeps the keys of the
-  current order in shared memory and compares them directly: a hypothesis
-  n-gram at position ``p`` is a match when its rank among the equal
-  n-grams before it is within its largest count in a reference.  No table,
-  no atomics but one sum per order; the work is quadratic in the length, so
-  only short segments come here.
+  :func:`count_short`, by the segment's own group.  The group keeps the keys
+  of the current order in shared memory and compares them directly: a
+  hypothesis n-gram at position ``p`` is a match when its rank among the
+  equal n-grams before it is within its largest count in a reference.  No
+  table, no atomics but one sum per order; the work is quadratic in the
+  length, so only short segments come here.
 * ``BLOCK`` (references at most ``shared_slots / 2`` tokens):
-  :func:`count_shared`, a block per segment and an open-addressing table in
+  :func:`count_segment` by the whole block, with an open-addressing table in
   shared memory, one order at a time: references insert their n-grams with
   ``atomic.cas`` and count them (a later reference counts into ``cur`` and
   folds it into ``refmax`` with ``atomic.exch``/``atomic.max``), then each
   hypothesis n-gram takes a rank with ``atomic.add`` and matches while the
   rank is within ``refmax``.
-* ``GLOBAL`` (longer): :func:`count_global`, the same with the table in
-  global memory, a region per segment of ``2 * reference tokens`` slots
-  (rounded up to a power of two) reserved by :func:`statistics_rows`.
+* ``GLOBAL`` (longer): the same with the table in global memory, at a region
+  fixed by the segment's position in the streams (:func:`region_base`), so
+  that no segment waits on another's size.
+
+A malformed segment (a negative id, offsets out of order, no reference) gets
+a row of -1 and reports itself in ``summary``, which the host reads only
+when it checks.
 
 A table has one extra slot for the key ``EMPTY`` (which marks free slots), so
 every 64-bit key is counted exactly.  ``spread`` masks the key before it
