@@ -19,7 +19,11 @@ What is measured (one H100 in the issue; any CUDA GPU, or numba's simulator with
    - ``fastbleu_cpu``: the ids copied to the host, then
      ``BLEU(effective_order=True).sentence_scores(TokenIds(...))`` on all cores.
    The statistics (matches and totals of every order) of the three must be
-   identical; the scores of torch must be within 1e-9 of fastbleu's.
+   identical; the scores of torch must be within 1e-9 of fastbleu's.  Each
+   case also records ``launches_per_call``: the kernel launches, read-backs
+   to the host and waits of one ``bleu_statistics`` call and of one
+   statistics + ``sentence_scores`` call, counted at numba's launch and copy
+   points (``tests/gpu/launches.py``), outside the timed runs.
 2. chrF++ matrices (``word_order=2``) of 1,000 sources x 64 candidates x 64
    pseudo-references (the candidates themselves): ``fastbleu.gpu.chrf_matrix``
    against ``fastbleu.pairwise.chrf_matrix`` on all cores (values must agree).
@@ -164,6 +168,25 @@ def torch_bleu(torch, rows, max_order=4):
 
 # -- the measurements ------------------------------------------------------------------------
 
+def device_calls():
+    """``tests/gpu/launches.py``'s counter of launches, read-backs and waits."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("launches", ROOT / "tests" / "gpu" /
+                                                  "launches.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.DeviceCalls()
+
+
+def counted(run) -> dict:
+    """Launches (by kernel), read-backs and waits of one ``run()``."""
+    with device_calls() as calls:
+        run()
+    return {"launches": calls.launches, "kernels": dict(calls.kernels),
+            "readbacks": calls.readbacks, "waits": calls.waits}
+
+
 def bleu_cases(args, clock, lib, sizes, results):
     import fastbleu
     from fastbleu import gpu
@@ -184,6 +207,10 @@ def bleu_cases(args, clock, lib, sizes, results):
 
         rows = gpu.bleu_statistics(h, r)  # warm-up: compiles the kernels once
         gpu.sentence_scores(rows, formula)
+        case["launches_per_call"] = {
+            "statistics": counted(lambda: gpu.bleu_statistics(h, r)),
+            "sentence_scores": counted(
+                lambda: gpu.sentence_scores(gpu.bleu_statistics(h, r), formula))}
         case["fastbleu_gpu_statistics_s"] = clock.best(lambda: gpu.bleu_statistics(h, r),
                                                        args.repeat)
         case["fastbleu_gpu_s"] = clock.best(
@@ -237,6 +264,7 @@ def chrf_case(args, clock, lib, results):
                        for w in text.split()) for _ in range(n)] for text in base]
     matrices = gpu.chrf_matrix(cands, word_order=2)  # warm-ups: both compile their kernels
     pairwise.chrf_matrix(cands[:1], word_order=2)
+    case["launches_per_call"] = counted(lambda: gpu.chrf_matrix(cands, word_order=2))
     case["fastbleu_gpu_s"] = clock.best(lambda: gpu.chrf_matrix(cands, word_order=2),
                                         max(1, args.repeat // 2))
     t = time.perf_counter()
@@ -282,6 +310,8 @@ def bootstrap_case(args, clock, lib, results):
         hyp = np.where(rng.random((n, 20)) < share, ref, zipf_ids(rng, (n, 20)))
         systems.append(gpu.bleu_statistics(lib["to_device"](hyp), on_device))
     gpu.bootstrap_scores(systems, formula, n_samples=2, seed=1)  # warm-up: compiles
+    case["launches_per_call"] = counted(
+        lambda: gpu.bootstrap_scores(systems, formula, n_samples=samples, seed=12345))
     case["fastbleu_gpu_s"] = clock.best(
         lambda: gpu.bootstrap_scores(systems, formula, n_samples=samples, seed=12345),
         max(1, args.repeat // 2))

@@ -90,6 +90,7 @@ class Context:
 
     def __init__(self, cuda, template=None):
         self.cuda = cuda
+        self.keep = []  # scratch owners of a call, alive until its kernels are queued
         self.library = None
         self.device = None
         # numba's built-in simulator has neither default nor external streams.

@@ -3,11 +3,12 @@
 The GPU counterparts of :func:`fastbleu.pairwise.chrf_matrix` and
 :func:`~fastbleu.pairwise.bleu_matrix`, with the same arguments and values
 (chrF to the last bit; BLEU within CUDA's ``log``/``exp``, see
-:mod:`fastbleu._kernels.cuda.formula`).  The text is cut into units on the
-CPU (chrF's characters and words, a BLEU tokenizer's tokens, as 64-bit
-hashes, by fastbleu's CPU kernels); the hashes go to the device once, where
-every sentence's n-grams are counted once (:func:`.profiles`) and every pair
-of a source is matched (:func:`.pair_scores`).
+:mod:`fastbleu._kernels.cuda.formula`).  For chrF the text's UTF-8 bytes
+and offsets go to the device once and are cut into units there
+(:mod:`fastbleu._kernels.cuda.units`: characters and words, the CPU's 64-bit
+hashes); for BLEU a tokenizer's tokens are hashed on the CPU and the hashes
+copied.  Then every sentence's n-grams are counted once (:func:`.profiles`)
+and every pair of a source is matched (:func:`.pair_scores`).
 """
 
 from __future__ import annotations
@@ -69,9 +70,7 @@ def chrf_matrix(candidates, references=None, *, char_order: int = 6, word_order:
     def units(column):
         if metric.lowercase:
             column = _cpu.lowercase(column)
-        hashes, start, count = _cpu.chrf_units(column.data, column.offsets, formula.char_order,
-                                               formula.word_order, metric.whitespace)
-        return hashes, start, count, int(column.offsets[-1] - column.offsets[0])
+        return device_units(column, formula.char_order, formula.word_order, metric.whitespace)
 
     kinds, orders = [], []
     for kind, top in enumerate(o for o in (formula.char_order, formula.word_order) if o > 0):
@@ -81,6 +80,33 @@ def chrf_matrix(candidates, references=None, *, char_order: int = 6, word_order:
     return _matrices(candidates, references, units, kinds, orders, 0,
                      (factor, one_plus_factor, eps), (0, 0.0, False, False, np.zeros(0)),
                      ragged)
+
+
+def device_units(column, char_order: int, word_order: int, whitespace: bool):
+    """chrF's units of a text column, cut on the device from its UTF-8 bytes (one launch):
+    ``(hashes, start, count, region)`` as :func:`fastbleu._kernels.pairwise.chrf_units`
+    gives them, the arrays on the device."""
+    from .._kernels.cuda import units as kernels
+    from .._kernels.cuda.loader import cuda
+
+    context = Context(cuda)
+    stream = context.stream
+    offsets = np.ascontiguousarray(column.offsets, dtype=np.int64)
+    n = offsets.size - 1
+    kinds = int(char_order > 0) + int(word_order > 0)
+    region = int(offsets[-1] - offsets[0])
+    char_kind = 0 if char_order > 0 else -1
+    word_kind = (1 if char_order > 0 else 0) if word_order > 0 else -1
+    data = np.ascontiguousarray(column.data, dtype=np.uint8)
+    hashes = cuda.device_array(max(1, kinds * region), dtype=np.uint64, stream=stream)
+    start = cuda.device_array((kinds, n), dtype=np.int64, stream=stream)
+    count = cuda.device_array((kinds, n), dtype=np.int64, stream=stream)
+    if n:
+        kernels.chrf_units[blocks(n), threads(), stream](
+            cuda.to_device(data if data.size else np.zeros(1, np.uint8), stream=stream),
+            cuda.to_device(offsets, stream=stream), char_kind, word_kind, bool(whitespace),
+            region, hashes, start, count)
+    return hashes, start, count, region
 
 
 def bleu_matrix(candidates, references=None, *, ragged: bool = False, **bleu_options):
@@ -138,8 +164,9 @@ def _matrices(candidates, references, units, kinds, orders, metric, chrf_args, b
         hashes, start, count, region = units(_cpu.as_text_column(flat, "candidates"))
         g, n = len(kinds), len(flat)
         to = lambda a: cuda.to_device(np.ascontiguousarray(a), stream=stream)  # noqa: E731
-        d_hashes = to(hashes if hashes.size else np.zeros(1, np.uint64))
-        d_start, d_count = to(start), to(count)
+        on = lambda a: a if hasattr(a, "copy_to_host") else to(a)  # noqa: E731 (chrF's: there)
+        d_hashes = on(hashes if hashes.size else np.zeros(1, np.uint64))
+        d_start, d_count = on(start), on(count)
         d_kinds, d_orders = to(np.array(kinds, np.int64)), to(np.array(orders, np.int64))
         keys, _ = context.empty(max(1, g * region), np.uint64)
         counts, _ = context.empty(max(1, g * region), np.int32)

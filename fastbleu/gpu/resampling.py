@@ -1,11 +1,13 @@
 """Bootstrap resampling of statistics already on the GPU (Koehn, 2004).
 
 :func:`bootstrap_scores` scores every system on the same resamples of the
-segments: the resampled sums are made by
-:func:`fastbleu._kernels.cuda.reduce.bootstrap_sums` (draws from a
-counter-based generator on the device, see there) and scored by the
-formula's kernel, so nothing but the seed crosses to the device and the
-scores stay there.
+segments in three launches: the systems' rows are laid side by side (in
+full, and compact where they fit), then :mod:`fastbleu._kernels.cuda.bootstrap` draws each
+resample's segments with a counter-based generator on the device and sums
+their rows in registers, a few blocks per resample (no index array, no
+zeroed sums), then adds the blocks' partial rows and scores every system of
+every resample.  Nothing but the seed crosses to the device and the scores
+stay there.
 
 The draws are not numpy's (sacrebleu's ``default_rng(seed).choice``): for the
 same seed, the resampled scores are not those of
@@ -19,8 +21,8 @@ import numpy as np
 
 from .arrays import Context, blocks, on_device, threads
 
-#: Resamples per launch: bounds the int64 sums kept on the device.
-BATCH = 4096
+#: Resamples per launch (a grid's second dimension takes at most 65,535 blocks).
+BATCH = 65535
 
 
 def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 12345):
@@ -42,9 +44,10 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     -------
     array
         float64 ``(n_systems, n_samples)`` on the device: system ``s``'s
-        corpus BLEU on resample ``b``.
+        corpus BLEU on resample ``b`` (all NaN if a system has a malformed
+        segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`).
     """
-    from .._kernels.cuda import formula as kernels, reduce
+    from .._kernels.cuda import bootstrap, reduce
     from .._kernels.cuda.loader import cuda
 
     if not isinstance(systems, (list, tuple)) or not systems:
@@ -76,37 +79,54 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     # segment's length); the "average" reference length is scaled by 720720, so not then.
     narrow = formula.ref_length != "average"
     side, owner_side = context.empty((n, total), np.int32 if narrow else np.int64)
-    for k, view in enumerate(views):  # the systems' rows side by side, one row a segment
-        reduce.side_by_side[blocks(n * width), threads(),
-                            context.stream](view, k * width, side)
+    order = int(formula.kernel_args[0])
+    compact, owner_compact = context.empty((n, n_systems * (2 + order)), np.int16)
+    flag = cuda.to_device(np.zeros(1, np.int32), stream=context.stream)
+    keep = [owner_side, owner_compact, flag]  # alive until the kernels are queued
+    views = _one_type(context, views, keep)
+    bootstrap.lay_out[blocks(n * n_systems), threads(), context.stream](
+        tuple(views), order, side, compact, flag)
     out, owner = context.empty((n_systems, n_samples), np.float64)
-    order, smooth, value, effective, compensated, weights, scale = formula.kernel_args
+    _, smooth, value, effective, compensated, weights, scale = formula.kernel_args
     weights = cuda.to_device(np.ascontiguousarray(weights, dtype=np.float64),
                              stream=context.stream)
-    draws = 1 << 14 if n > 1 << 16 else max(1, -(-n // 4))
-    keep = [owner_side]  # numba's own arrays free their memory when dropped: keep them
+    sums = bootstrap.sums_kernel(n_systems, order)
     for first in range(0, n_samples, BATCH):
         k = min(BATCH, n_samples - first)
-        sums, owner_sums = context.full(k * total, np.int64, 0)
-        keep.append(owner_sums)
-        sums = sums.reshape(k, total)
-        reduce.bootstrap_sums[(-(-n // draws), k), threads(), context.stream](
-            side, np.uint64(seed), first, draws, sums)
-        scored, owner_scored = context.empty(k * n_systems, np.float64)
-        keep.append(owner_scored)
-        rows = sums.reshape(k * n_systems, width)  # resample b, system s -> row b * S + s
-        kernels.bleu_scores[blocks(k * n_systems), threads(),
-                            context.stream](rows, order, smooth, value, effective,
-                                            compensated, weights, float(scale), scored)
-        _transpose_into(context, scored, out, first, k, n_systems)
-    if context.library is None:
-        context.stream.synchronize()
+        parts = split(n, k)
+        partials, owner_partials = context.empty((k, parts, total), np.int64)
+        keep.append(owner_partials)
+        sums[(parts, k), threads(), context.stream](side, compact, flag, np.uint64(seed),
+                                                    first, partials)
+        bootstrap.score_resamples[blocks(k * n_systems), threads(), context.stream](
+            partials, flag, n_systems, first, order, smooth, value, effective, compensated, weights,
+            float(scale), out)
     return context.result(out, owner)
 
 
-def _transpose_into(context, scored, out, first, k, n_systems):
-    """``out[s, first + b] = scored[b * S + s]``."""
-    from .._kernels.cuda.reduce import scatter_scores
+def _one_type(context, views, keep):
+    """The systems' rows as one kernel tuple takes them (one layout): strided views are
+    copied to C-contiguous ones on the device (a launch each)."""
+    if all(v.is_c_contiguous() for v in views):
+        return views
+    from .._kernels.cuda.reduce import widen_rows
 
-    scatter_scores[blocks(k * n_systems), threads(), context.stream](
-        scored, n_systems, first, out)
+    out = []
+    for view in views:
+        if not view.is_c_contiguous():
+            copy, owner = context.empty(view.shape, np.int64)
+            keep.append(owner)
+            widen_rows[blocks(view.size), threads(), context.stream](view, copy)
+            view = copy
+        out.append(view)
+    return out
+
+
+def split(n: int, k: int) -> int:
+    """Blocks per resample: enough blocks in all to fill the device (about 1,024), none with
+    fewer than 4,096 draws (2 on the simulator, where a block costs ~0.1 s)."""
+    from .._kernels.cuda.loader import simulated
+
+    if simulated():
+        return 2 if n >= 2 else 1
+    return max(1, min(-(-1024 // k), -(-n // 4096)))

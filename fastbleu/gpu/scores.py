@@ -34,7 +34,8 @@ def _rows(context, rows, width=None):
 
 
 def sentence_scores(rows, formula=None):
-    """sacrebleu's sentence BLEU of every statistics row, on the GPU.
+    """sacrebleu's sentence BLEU of every statistics row, on the GPU (NaN for a malformed
+    segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`).
 
     Parameters
     ----------
@@ -67,15 +68,38 @@ def sentence_scores(rows, formula=None):
     return context.result(out, owner)
 
 
-def corpus_statistics(rows):
-    """The column sums of statistics rows (the corpus's row), int64 on the GPU."""
+def corpus_statistics(rows, check: bool = True):
+    """The column sums of statistics rows (the corpus's row), int64 on the GPU.
+
+    Parameters
+    ----------
+    rows : CUDA array of int64
+        Statistics rows (:func:`fastbleu.gpu.bleu_statistics`).
+    check : bool
+        Read back (one small copy, one wait) how many rows are malformed (a
+        segment with a negative id, offsets out of order or no reference:
+        its row is -1) and raise if any is; ``False`` leaves the sums on the
+        device without waiting, malformed rows added in.
+
+    Raises
+    ------
+    ValueError
+        With ``check``, for malformed rows.
+    """
     cuda, _, reduce = _kernels()
     context = Context(cuda, rows if on_device(rows) else None)
     view = context.view(rows, "rows")
-    out, owner = context.full(view.shape[1], np.int64, 0)
+    width = view.shape[1]
+    out, owner = context.full(width + 1, np.int64, 0)
     if view.shape[0]:
         reduce.column_sums[blocks(view.shape[0]), threads(), context.stream](view, out)
-    return context.result(out, owner)
+        if check:
+            bad = int(context.host(out[width:])[0])
+            if bad:
+                raise ValueError(f"{bad} of {view.shape[0]} segments have malformed ids (a "
+                                 "negative id, offsets out of order or no reference: rows "
+                                 "of -1); bleu_statistics(..., check=True) names the first")
+    return context.result(out, owner)[:width]
 
 
 def smoothing_code(smoothing_function) -> tuple[int, object]:
@@ -101,8 +125,8 @@ def nltk_scores(rows, weights=_UNIFORM_4, smoothing_function=None, auto_reweigh=
     """NLTK's ``sentence_bleu`` of every statistics row, on the GPU (float64).
 
     The rows must have at least ``len(weights)`` orders (5 for smoothing
-    methods 5 and 7, which read the 5-gram precision).  A row without a
-    unigram match scores 0; with method 6, a row whose trigram precision is
+    methods 5 and 7, which read the 5-gram precision).  A malformed segment's
+    row of -1 scores NaN; a row without a unigram match scores 0; with method 6, a row whose trigram precision is
     0 scores NaN (NLTK raises there).  Method 0's warnings are not given.
     """
     cuda, kernels, _ = _kernels()

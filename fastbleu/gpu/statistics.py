@@ -1,10 +1,13 @@
-"""Token ids on the GPU -> BLEU statistics rows on the GPU: the kernels' orchestration.
+"""Token ids on the GPU -> BLEU statistics rows on the GPU: the kernel's orchestration.
 
-One call runs :func:`~fastbleu._kernels.cuda.tokens.prepare_tokens` per
-stream, :func:`~fastbleu._kernels.cuda.counting.statistics_rows` once, then
-reads back one small summary (the only wait on the device: how many
-segments each counting kernel has, the global table's size, and the first
-malformed segment if any), and launches the counting kernels that have work.
+One call is one launch of :func:`~fastbleu._kernels.cuda.counting.bleu_rows`
+(plus one per device stream copied because its dtype or layout differs from
+the others': a kernel's tuple of arrays has one type), with
+everything it needs decided on the host from shapes alone: how many
+segments a block takes, and whether (and how much) global memory the
+tables of long segments may need.  Nothing is read back unless the input
+is checked (see :func:`bleu_statistics`), so a call does not wait on the
+device.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .arrays import Context, on_device
+from .arrays import Context, blocks, on_device, threads
 from .inputs import DeviceIds
 
 #: The reference-length rules and their kernel codes (as ``BLEU(ref_length=...)`` names them).
@@ -25,28 +28,32 @@ MAX_AVERAGED_REFERENCES = 16
 
 @dataclass(frozen=True)
 class KernelLimits:
-    """Which counting kernel a segment goes to, and the kernels' block sizes.
+    """How the kernel counts a segment, and its block sizes.
 
     Parameters
     ----------
     short_tokens : int
         Segments whose hypothesis and references have at most this many
-        tokens together are counted by a group of threads (``group``) with
-        direct comparisons (at most 256).
+        tokens together are counted by their group of threads with direct
+        comparisons (at most 256).
     shared_slots : int
         Segments whose references have at most ``shared_slots / 2`` tokens
         are counted by a block with a table in shared memory; longer ones with
         a table in global memory.  A power of two from 64 to 2048, or 0 (every
         segment that is not short uses global memory).
     group : int
-        Threads per segment of the short-segment and token kernels (32: a warp).
+        Threads per segment when a block takes several (32: a warp).
     block : int
-        Threads per segment of the table kernels.
+        Threads of a block that takes one segment at a time.
     collide : bool
         Start every n-gram's probe at the same table slot (a test of the
         tables' worst case; slow).
     grid : int
-        The most blocks of a launch (the kernels loop over what is left).
+        The most blocks of a launch (the kernel loops over what is left).
+    groups : int, optional
+        Segments a block takes at once (1 to 4): by default 4 (``group``
+        threads each) when the streams hold at most ``short_tokens``
+        positions per segment on average, else 1 (``block`` threads).
     """
 
     short_tokens: int = 128
@@ -55,6 +62,7 @@ class KernelLimits:
     block: int = 256
     collide: bool = False
     grid: int = 1 << 16
+    groups: int | None = None
 
     def __post_init__(self):
         if not 0 <= self.short_tokens <= 256:
@@ -65,6 +73,8 @@ class KernelLimits:
                              f"{slots}")
         if not 1 <= self.group <= 64 or not 1 <= self.block <= 1024 or self.grid < 1:
             raise ValueError("group must be 1..64 and block 1..1024 threads, grid at least 1")
+        if self.groups is not None and not 1 <= self.groups <= 4:
+            raise ValueError(f"groups must be 1..4 or None, got {self.groups}")
 
     @classmethod
     def default(cls) -> KernelLimits:
@@ -126,7 +136,8 @@ def num_refs(streams, context) -> int:
 
 
 def bleu_statistics(hypotheses, references, *, max_order: int = 4, pad_id=None, eos_id=None,
-                    ref_length: str = "closest", limits: KernelLimits | None = None):
+                    ref_length: str = "closest", limits: KernelLimits | None = None,
+                    check: bool | None = None):
     """Per-segment BLEU statistics of token ids, computed and left on the GPU.
 
     Rows are sacrebleu's ``[hyp_len, ref_len, match_1..N, total_1..N]`` and
@@ -150,7 +161,14 @@ def bleu_statistics(hypotheses, references, *, max_order: int = 4, pad_id=None, 
     ref_length : {"closest", "shortest", "average"}
         The reference-length rule of ``fastbleu.BLEU``.
     limits : KernelLimits, optional
-        Which kernel counts which segment (tuning and tests).
+        How the kernel counts which segment (tuning and tests).
+    check : bool, optional
+        Read back the kernel's report of malformed input and raise (one wait
+        on the device).  By default only when some input was a host array
+        (its copy to the device waited already); for inputs all on the
+        device nothing is read back and nothing waits: a segment with a
+        negative id, offsets out of order or no reference gets a row of -1
+        (offsets out of order may also spoil the rows of other segments).
 
     Returns
     -------
@@ -164,7 +182,8 @@ def bleu_statistics(hypotheses, references, *, max_order: int = 4, pad_id=None, 
     TypeError, ValueError
         For inputs that are not integer arrays, mismatched lengths, a segment
         without any reference, a negative id left after padding is dropped,
-        or offsets out of order (the message names the stream and segment).
+        or offsets out of order (the message names the stream and segment;
+        for device inputs only with ``check=True``).
     fastbleu.gpu.GPUUnavailable
         If numba's CUDA target cannot run (one line naming the fix).
     """
@@ -184,90 +203,214 @@ def bleu_statistics(hypotheses, references, *, max_order: int = 4, pad_id=None, 
 
     context = Context(cuda, _template(streams))
     rows, owner = run_statistics(context, streams, int(max_order), REF_LENGTHS[ref_length],
-                                 limits, counting, tokens)
+                                 limits, counting, tokens, check)
     return context.result(rows, owner)
 
 
-def run_statistics(context, streams, max_order, ref_code, limits, counting, tokens):
-    """The kernels of :func:`bleu_statistics`: ``(rows, owner)``."""
+def _kind(array):
+    """What numba types a device array by: its dtype and layout."""
+    layout = "C" if array.is_c_contiguous() else "F" if array.is_f_contiguous() else "A"
+    return np.dtype(array.dtype), layout
+
+
+def _one_type(context, arrays):
+    """The device arrays (or None) as one kernel tuple takes them: unchanged when they share
+    a dtype and layout, else each that is not C-contiguous int64 copied into one that is
+    (a launch each; streams of one dtype and layout, the usual case, take none)."""
+    present = [a for a in arrays if a is not None]
+    if len({_kind(a) for a in present}) <= 1:
+        return arrays
+    from .._kernels.cuda.reduce import widen, widen_rows
+
+    out = []
+    for value in arrays:
+        if value is None or _kind(value) == (np.dtype(np.int64), "C"):
+            out.append(value)
+            continue
+        wide, owner = context.empty(value.shape, np.int64)
+        context.keep.append(owner)
+        if value.size:
+            kernel = widen if len(value.shape) == 1 else widen_rows
+            kernel[blocks(value.size), threads(), context.stream](value, wide)
+        out.append(wide)
+    return out
+
+
+def _on_host(value) -> bool:
+    """Whether an input is a host array (copied to the device here), not a device one."""
+    return isinstance(value, (np.ndarray, list, tuple))
+
+
+def _host_dtype(streams):
+    """The dtype host arrays of ids are copied in, so that one kernel tuple takes every
+    stream: the first device stream's (int32 only where every host id fits it), else the
+    host arrays' own when they agree, else int64."""
+    host = [np.asarray(ids.values) for ids in streams if _on_host(ids.values)]
+    int32, int64 = np.dtype(np.int32), np.dtype(np.int64)
+    for ids in streams:
+        if not _on_host(ids.values) and hasattr(ids.values, "dtype"):
+            try:
+                dtype = np.dtype(str(ids.values.dtype).replace("torch.", ""))
+            except TypeError:
+                return int64
+            if dtype == int32 and all(a.size == 0 or (a.min() >= -2 ** 31 and
+                                                       a.max() < 2 ** 31) for a in host):
+                return int32
+            return int64
+    kinds = {a.dtype for a in host}
+    return kinds.pop() if len(kinds) == 1 and kinds <= {int32, int64} else int64
+
+
+def _stream_views(context, streams):
+    """Per stream: ``(values 2-D, offsets or None, valid or None, width, on_host)``."""
+    views = []
+    host_dtype = _host_dtype(streams)
+    for s, ids in enumerate(streams):
+        name = "hypotheses" if s == 0 else f"references[{s - 1}]"
+        on_host = any(_on_host(v) for v in (ids.values, ids.offsets, ids.valid))
+        values = ids.values
+        if _on_host(values):
+            values = np.ascontiguousarray(np.asarray(values), dtype=host_dtype)
+        values = _view(context, values, f"{name} values")
+        if ids.offsets is None:
+            matrix, offsets, length = values, None, values.shape[1]
+        else:
+            offsets = ids.offsets
+            if _on_host(offsets):
+                offsets = np.asarray(offsets).astype(np.int64)
+            matrix = values.reshape(1, values.shape[0])
+            offsets, length = _view(context, offsets, f"{name} offsets"), 0
+        valid = None if ids.valid is None else _view(context, ids.valid, f"{name} valid")
+        views.append((matrix, offsets, valid, length, on_host))
+    return views
+
+
+def _placeholder(arrays, fallback):
+    """What a stream without an array passes in its place: another stream's (unread)."""
+    return next((a for a in arrays if a is not None), fallback)
+
+
+def plan_groups(views, n, limits) -> int:
+    """Segments a block takes at once: several for short segments, one for long ones
+    (decided from the shapes: positions per segment, on average over all streams)."""
+    if limits.groups:
+        return limits.groups
+    from .._kernels.cuda.counting import GROUPS
+
+    positions = sum(int(v[0].size) for v in views)
+    return 1 if positions > limits.short_tokens * max(n, 1) else GROUPS
+
+
+def _longest(view) -> int:
+    """The most ids one segment of a stream can have, from its shape."""
+    return int(view[0].shape[1]) if view[1] is None else int(view[0].size)
+
+
+def _table_size(tokens: int) -> int:
+    """:func:`~fastbleu._kernels.cuda.counting.table_size` on the host."""
+    size = 64
+    while size < 2 * tokens:
+        size *= 2
+    return size
+
+
+def shared_plan(views, limits, groups, threads_) -> tuple[int, int]:
+    """``(shared_slots, bytes)``: the shared table the launch provides (0: no segment can
+    use one: all are short, or the references are too long) and the dynamic shared memory
+    it needs, from the shapes alone."""
+    from .._kernels.cuda.counting import SHARED_CAPACITY
+
+    hyp, refs = _longest(views[0]), sum(_longest(v) for v in views[1:])
+    slots = limits.shared_slots
+    if hyp + refs <= limits.short_tokens:
+        slots = 0  # every segment is short
+    elif slots:
+        slots = min(slots, _table_size(refs), SHARED_CAPACITY)
+    table = slots + 1 if slots else 0
+    words = max(groups * limits.short_tokens, table)
+    return slots, max(8 * words + 12 * table, 4 * threads_)
+
+
+def global_slots(views, limits, shared_slots) -> int:
+    """Slots of the global-memory tables: 0 when no segment can need one (it is short or
+    its references fit the shared table, known from the shapes), else room for every
+    segment's table."""
+    from .._kernels.cuda.counting import REGION_EXTRA, REGION_SCALE
+
+    hyp, refs = _longest(views[0]), sum(_longest(v) for v in views[1:])
+    if hyp + refs <= limits.short_tokens or 2 * refs <= shared_slots:
+        return 0
+    n = views[0][0].shape[0] if views[0][1] is None else views[0][1].shape[0] - 1
+    return REGION_SCALE * sum(int(v[0].size) for v in views[1:]) + REGION_EXTRA * n + 1
+
+
+def run_statistics(context, streams, max_order, ref_code, limits, counting, tokens,
+                   check=None):
+    """The kernel of :func:`bleu_statistics`: ``(rows, owner)``.  One launch (and one
+    more per device stream whose dtype or layout differs from the others'); a read-back of the
+    malformed-input summary only when ``check`` (default: when any input came from the
+    host, whose copy waited anyway)."""
     cuda, stream = context.cuda, context.stream
     n, n_streams = len(streams[0]), len(streams)
     width = 2 + 2 * max_order
     rows, owner = context.empty((n, width), np.int64)
     if n == 0:
         return rows, owner
-    views = []
-    for s, ids in enumerate(streams):
-        name = "hypotheses" if s == 0 else f"references[{s - 1}]"
-        values = _view(context, ids.values, f"{name} values")
-        if ids.offsets is None:
-            matrix, offsets, ragged, length = values, None, False, values.shape[1]
-        else:
-            matrix = values.reshape(1, values.shape[0])
-            offsets, ragged, length = _view(context, ids.offsets, f"{name} offsets"), True, 0
-        valid = None if ids.valid is None else _view(context, ids.valid, f"{name} valid")
-        views.append((matrix, offsets, ragged, length, valid))
+    views = _stream_views(context, streams)
+    if check is None:
+        check = any(v[4] for v in views)
+    groups = plan_groups(views, n, limits)
+    threads_ = groups * limits.group if groups > 1 else limits.block
+    shared_slots, shared_bytes = shared_plan(views, limits, groups, threads_)
     sizes = [max(int(v[0].size), 1) for v in views]
-    # One allocation for all the scratch (each costs tens of microseconds through torch and
-    # __cuda_array_interface__): hashes, start, count, the kernel of each segment, 3 lists.
     n_hashes = sum(sizes)
-    scratch, owner_scratch = context.empty(n_hashes + 2 * n_streams * n + 4 * n, np.int64)
-    keep = [owner_scratch]  # owners of the scratch, alive until the kernels are queued
+    slots = global_slots(views, limits, shared_slots)
+    # One allocation for all the scratch (each costs tens of microseconds through torch and
+    # __cuda_array_interface__): hashes, start, count, the summary when unchecked, tables.
+    summary_size = tokens.BAD_OFFSETS + 2 * n_streams
+    table_words = slots + -(-3 * slots // 2) if slots else 2
+    total = n_hashes + 2 * n_streams * n + summary_size + table_words
+    scratch, owner_scratch = context.empty(total, np.int64)
+    context.keep.append(owner_scratch)
     hashes = scratch[:n_hashes].view(np.uint64)
     at = n_hashes
     start = scratch[at:at + n_streams * n].reshape(n_streams, n)
     at += n_streams * n
     count = scratch[at:at + n_streams * n].reshape(n_streams, n)
     at += n_streams * n
-    category, block_list, global_list, global_base = (scratch[at + k * n:at + (k + 1) * n]
-                                                      for k in range(4))
-    summary_host = np.zeros(tokens.BAD_OFFSETS + 2 * n_streams, dtype=np.int64)
-    summary_host[tokens.MISSING:] = tokens.NONE
-    summary = cuda.to_device(summary_host, stream=stream)
-    dummy = None
+    summary = scratch[at:at + summary_size]
+    at += summary_size
+    if slots:  # the keys, then three runs of int32 counts (see counting.bleu_rows)
+        keys = scratch[at:at + slots].view(np.uint64)
+        counts = scratch[at + slots:at + table_words].view(np.int32)
+    else:  # never read: no segment can need a global table
+        keys = scratch[at:at + 1].view(np.uint64)
+        counts = scratch[at + 1:at + 2].view(np.int32)
+    if check:
+        summary_host = np.zeros(summary_size, dtype=np.int64)
+        summary_host[tokens.MISSING:] = tokens.NONE
+        summary = cuda.to_device(summary_host, stream=stream)
+    values = _one_type(context, [v[0] for v in views])
+    offsets = _one_type(context, [v[1] for v in views])
+    offsets = tuple(o if o is not None else _placeholder(offsets, start[0]) for o in offsets)
+    valid = tuple(v[2] if v[2] is not None else _placeholder([w[2] for w in views], start[0])
+                  for v in views)
+    params = []
     base = 0
-    group = limits.group
-    for s, (matrix, offsets, ragged, length, valid) in enumerate(views):
+    for s, (matrix, offs, mask, length, _) in enumerate(views):
         ids = streams[s]
-        if matrix.size == 0:  # the kernel reads values[0, 0] as a placeholder
-            dummy = dummy if dummy is not None else cuda.to_device(np.zeros((1, 1), np.int64),
-                                                                   stream=stream)
-            matrix = dummy
-        flags = offsets if offsets is not None else start[0]  # placeholders for unused args
-        grid = min(limits.grid, -(-n // tokens.GROUPS))
-        tokens.prepare_tokens[grid, tokens.GROUPS * group, stream](
-            matrix, flags, ragged, length, n, valid if valid is not None else count[0],
-            valid is not None, np.int64(ids.pad_id or 0), ids.pad_id is not None,
-            np.int64(ids.eos_id or 0), ids.eos_id is not None, s, hashes, base, start, count,
-            summary)
+        params += [offs is not None, length, ids.pad_id or 0, ids.pad_id is not None,
+                   ids.eos_id or 0, ids.eos_id is not None, mask is not None, base]
         base += sizes[s]
-    threads = limits.block
-    counting.statistics_rows[min(limits.grid, -(-n // threads)), threads, stream](
-        count, n, max_order, ref_code, AVERAGE_SCALE, limits.short_tokens, limits.shared_slots,
-        rows, category, block_list, global_list, global_base, summary)
-    report = context.host(summary)
-    _raise_for(report, tokens, n_streams)
+    params = tuple(np.int64(int(p)) for p in params)
+    grid = min(limits.grid, -(-n // groups))
     spread = np.uint64(0) if limits.collide else np.uint64(0xFFFFFFFFFFFFFFFF)
-    if report[tokens.N_SHORT]:
-        grid = min(limits.grid, -(-n // counting.GROUPS))
-        counting.count_short[grid, counting.GROUPS * group, stream](
-            hashes, start, count, n, max_order, category, rows)
-    if report[tokens.N_BLOCK]:
-        k = int(report[tokens.N_BLOCK])
-        counting.count_shared[min(limits.grid, k), limits.block, stream](
-            hashes, start, count, max_order, block_list, k, spread, rows)
-    if report[tokens.N_GLOBAL]:
-        k = int(report[tokens.N_GLOBAL])
-        slots = int(report[tokens.GLOBAL_SLOTS])
-        tables = [context.empty(slots, np.uint64)] + \
-            [context.empty(slots, np.int32) for _ in range(3)]
-        keep.extend(o for _, o in tables)
-        keys, refmax, cur, hyp = (a for a, _ in tables)
-        counting.count_global[min(limits.grid, k), limits.block, stream](
-            hashes, start, count, max_order, global_list, global_base, k, keys, refmax, cur,
-            hyp, spread, rows)
-    if context.library is None:
-        stream.synchronize()  # numba's arrays free their memory at once when dropped
+    counting.bleu_rows[grid, threads_, stream, shared_bytes](
+        tuple(values), offsets, valid, params, n, groups, max_order, ref_code, AVERAGE_SCALE,
+        limits.short_tokens, shared_slots, spread, hashes, start, count, keys, counts, rows,
+        summary)
+    if check:
+        _raise_for(context.host(summary), tokens, n_streams)
     return rows, owner
 
 

@@ -25,34 +25,42 @@ def main() -> int:
 
     cuda.is_available = lambda: True  # compile only: no device is needed, nor used
     dispatcher.get_current_device = lambda: _Device()  # device functions compile for sm_90
-    from fastbleu._kernels.cuda import counting, formula, pairwise, reduce, tokens
+    from fastbleu._kernels.cuda import bootstrap, counting, formula, pairwise, reduce, units
 
     i8, u8, i4, f8, b1 = t.int64, t.uint64, t.int32, t.float64, t.boolean
 
     def A(dtype, ndim=1):  # noqa: N802 - an array type, as numba names them
         return t.Array(dtype, ndim, "C")
 
-    ids = (A(i8), b1, i8, i8)  # offsets, ragged, width, n
     rows = A(i8, 2)
+
+    def fused(values, offsets, valid, streams):  # bleu_rows for one kind of input
+        tup = t.UniTuple
+        return (tup(values, streams), tup(offsets, streams), tup(valid, streams),
+                tup(i8, 8 * streams), i8, i8, i8, i8, i8, i8, i8, u8, A(u8), rows, rows,
+                A(u8), A(i4), rows, A(i8))
+
     table = (A(u8), A(i8, 2), A(i8, 2))  # hashes, start, count
     checks = {
-        "prepare_tokens": (tokens.prepare_tokens, [
-            (A(i8, 2), *ids, A(i8), b1, i8, b1, i8, b1, i8, A(u8), i8, rows, rows, A(i8)),
-            (A(i4, 2), *ids, A(b1), b1, i8, b1, i8, b1, i8, A(u8), i8, rows, rows, A(i8))]),
-        "statistics_rows": (counting.statistics_rows, [
-            (rows, i8, i8, i8, i8, i8, i8, rows, A(i8), A(i8), A(i8), A(i8), A(i8))]),
-        "count_short": (counting.count_short, [(*table, i8, i8, A(i8), rows)]),
-        "count_shared": (counting.count_shared, [(*table, i8, A(i8), i8, u8, rows)]),
-        "count_global": (counting.count_global, [
-            (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4), A(i4), u8, rows)]),
+        "bleu_rows": (counting.bleu_rows, [
+            fused(A(i8, 2), A(i8), A(i8), 2),  # padded int64, one reference
+            fused(A(i4, 2), A(i8), A(b1), 3),  # ragged int32, two references, a mask
+            fused(t.Array(i8, 2, "A"), A(i4), A(i8), 2)]),  # strided torch slices
+        "chrf_units": (units.chrf_units, [(A(t.uint8), A(i8), i8, i8, b1, i8, A(u8),
+                                           A(i8, 2), A(i8, 2))]),
+        "widen": (reduce.widen, [(t.Array(i4, 1, "A"), A(i8))]),
+        "widen_rows": (reduce.widen_rows, [(t.Array(i4, 2, "A"), rows)]),
         "bleu_scores": (formula.bleu_scores, [(rows, i8, i8, f8, b1, b1, A(f8), f8, A(f8))]),
         "nltk_scores": (formula.nltk_scores, [(rows, i8, A(f8), i8, f8, f8, f8, b1, A(f8))]),
         "column_sums": (reduce.column_sums, [(rows, A(i8))]),
-        "bootstrap_sums": (reduce.bootstrap_sums, [(rows, u8, i8, i8, rows),
-                                                   (A(i4, 2), u8, i8, i8, rows)]),
+        "lay_out": (bootstrap.lay_out, [(t.UniTuple(rows, 2), i8, A(i4, 2), A(t.int16, 2),
+                                         A(i4))]),
+        "resample_sums": (bootstrap.sums_kernel(2, 4), [
+            (rows, A(t.int16, 2), A(i4), u8, i8, A(i8, 3)),
+            (A(i4, 2), A(t.int16, 2), A(i4), u8, i8, A(i8, 3))]),
+        "score_resamples": (bootstrap.score_resamples, [
+            (A(i8, 3), A(i4), i8, i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2))]),
         "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
-        "scatter_scores": (reduce.scatter_scores, [(A(f8), i8, i8, A(f8, 2))]),
-        "side_by_side": (reduce.side_by_side, [(rows, i8, rows), (rows, i8, A(i4, 2))]),
         "profiles": (pairwise.profiles, [
             (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4, 2))]),
         "pair_scores": (pairwise.pair_scores, [

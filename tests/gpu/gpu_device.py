@@ -89,13 +89,16 @@ if SIMULATED:
     SHARED = KernelLimits(short_tokens=0, shared_slots=64, group=2, block=4, grid=1)
     GLOBAL = KernelLimits(short_tokens=0, shared_slots=0, group=2, block=3, grid=1, collide=True)
     MIXED = KernelLimits(short_tokens=12, shared_slots=64, group=3, block=5, grid=2)
-    LIMITS = [SHORT, SHARED, GLOBAL, MIXED]
+    # One segment a block at a time (what long segments get), and all four kinds of work.
+    ALONE = KernelLimits(short_tokens=12, shared_slots=64, block=5, grid=2, groups=1)
+    LIMITS = [SHORT, SHARED, GLOBAL, MIXED, ALONE]
 else:
     from fastbleu.gpu import KernelLimits
 
     LIMITS = [KernelLimits(), KernelLimits(short_tokens=0),
               KernelLimits(short_tokens=0, shared_slots=0, collide=True),
-              KernelLimits(short_tokens=12, shared_slots=64)]
+              KernelLimits(short_tokens=12, shared_slots=64),
+              KernelLimits(short_tokens=12, shared_slots=64, groups=1)]
 
 
 def host(array) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from gpu_device import SIMULATED, host, skip_without_device
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from fastbleu import gpu, pairwise
 
@@ -56,3 +57,36 @@ def test_bleu_matrix_equals_cpu(options):
 def test_matrices_refuse(candidates, references, error, message):
     with pytest.raises(error, match=message):
         gpu.chrf_matrix(candidates, references)
+
+
+TEXT = st.text(alphabet=st.sampled_from(list("ab c.,(!-xyÄé中😀") + ["\t", "\n", "\x1c",
+                                                                       "\u00a0", "\u0085",
+                                                                       "\u2003", "\u2028",
+                                                                       "\u205f", "\u1680",
+                                                                       "\u3000", "\u200b"]),
+               max_size=14)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(TEXT, min_size=1, max_size=5), st.integers(0, 6), st.integers(0, 2),
+       st.booleans())
+def test_units_cut_on_the_device_equal_the_cpu(texts, char_order, word_order, whitespace):
+    # Python whitespace of every kind (and U+200B, which is not), punctuation at word
+    # edges, multi-byte characters: the device's hashes are the CPU kernel's.
+    from fastbleu.gpu import _cpu
+    from fastbleu.gpu.pairwise import device_units
+
+    if char_order == 0 and word_order == 0:
+        char_order = 1
+    column = _cpu.as_text_column(texts, "texts")
+    hashes, start, count = _cpu.chrf_units(column.data, column.offsets, char_order,
+                                           word_order, whitespace)
+    d_hashes, d_start, d_count, region = device_units(column, char_order, word_order,
+                                                      whitespace)
+    np.testing.assert_array_equal(host(d_count), count)
+    np.testing.assert_array_equal(host(d_start), start)
+    d_hashes = host(d_hashes)
+    for k in range(count.shape[0]):
+        for i in range(count.shape[1]):
+            a, c = start[k, i], count[k, i]
+            np.testing.assert_array_equal(d_hashes[a:a + c], hashes[a:a + c])

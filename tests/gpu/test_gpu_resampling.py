@@ -56,3 +56,82 @@ def test_bootstrap_refuses():
         gpu.bootstrap_scores(rows)
     with pytest.raises(ValueError, match="int64 rows"):
         gpu.bootstrap_scores([rows], fastbleu.BLEU(max_ngram_order=2).formula)
+
+
+def test_high_word_short_and_long_multipliers():
+    # The draws' 128-bit product: the two-product path for n < 2**32 and the general one.
+    from hypothesis import given, settings, strategies as st
+
+    from fastbleu._kernels.cuda.bootstrap import high_word
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(0, MASK), st.one_of(st.integers(1, 2 ** 32 - 1),
+                                           st.integers(2 ** 32, MASK)))
+    def check(a, b):
+        assert int(high_word.py_func(np.uint64(a), np.uint64(b))) == (a * b) >> 64
+
+    with np.errstate(over="ignore"):
+        check()
+
+
+def test_bootstrap_is_three_launches():
+    from launches import DeviceCalls
+
+    rng = np.random.default_rng(4)
+    hyp, ref = rng.integers(1, 5, size=(7, 5)), rng.integers(1, 5, size=(7, 5))
+    systems = [gpu.bleu_statistics(hyp, ref), gpu.bleu_statistics(ref, hyp)]
+    gpu.bootstrap_scores(systems, n_samples=3, seed=1)
+    with DeviceCalls() as calls:
+        scores = gpu.bootstrap_scores(systems, n_samples=3, seed=1)
+    assert dict(calls.kernels) == {"lay_out": 1, "resample_sums": 1, "score_resamples": 1}
+    assert (calls.readbacks, calls.waits) == (0, 0)
+    rows = host(systems[0])
+    expected = fastbleu.BLEU().formula.scores(
+        np.stack([rows[draws(1, r, 7)].sum(axis=0) for r in range(3)]), check=False)
+    if SIMULATED:
+        np.testing.assert_array_equal(host(scores)[0], expected)
+    else:
+        np.testing.assert_allclose(host(scores)[0], expected, rtol=1e-14)
+
+
+@pytest.mark.parametrize("case", ["long", "totals", "average", "strided"])
+def test_rows_that_do_not_fit_the_compact_form(case):
+    # The bootstrap reads int16 lengths and matches and adds BLEU's totals from the
+    # hypothesis lengths; rows with larger values, other totals or the scaled average
+    # reference length take the full rows, with the same sums.
+    from numba import cuda
+
+    rng = np.random.default_rng(8)
+    hyp = rng.integers(1, 4000, 6)
+    if case == "long":
+        hyp[2] = 40_000
+    matches = np.minimum(hyp[:, None] - np.arange(4), rng.integers(0, 3000, (6, 4)))
+    totals = np.maximum(hyp[:, None] - np.arange(4), 0)
+    if case == "totals":
+        totals[3, 1] += 1
+    rows = np.column_stack([hyp, hyp + 3, np.maximum(matches, 0), totals]).astype(np.int64)
+    formula = fastbleu.BLEU(ref_length="average" if case == "average" else "closest").formula
+    if case == "average":
+        rows[:, 1] *= 720720
+    systems = [cuda.to_device(rows), cuda.to_device(rows[::-1].copy())]
+    if case == "strided":
+        systems[0] = cuda.to_device(np.column_stack([rows, rows]))[:, :10]
+    scores = host(gpu.bootstrap_scores(systems, formula, n_samples=4, seed=5))
+    for k, r in enumerate((rows, rows[::-1])):
+        sums = np.stack([r[draws(5, b, 6)].sum(axis=0) for b in range(4)])
+        expected = formula.scores(sums, check=False)
+        if SIMULATED:
+            np.testing.assert_array_equal(scores[k], expected)
+        else:
+            np.testing.assert_allclose(scores[k], expected, rtol=1e-14)
+
+
+def test_a_malformed_row_makes_every_resample_nan():
+    from numba import cuda
+
+    good = gpu.bleu_statistics(np.array([[1, 2, 3], [1, 2, 2]]), np.array([[1, 2, 3]] * 2))
+    bad = gpu.bleu_statistics(cuda.to_device(np.array([[1, -100, 3], [1, 2, 2]])),
+                              cuda.to_device(np.array([[1, 2, 3]] * 2)))
+    scores = host(gpu.bootstrap_scores([good, bad], n_samples=3, seed=2))
+    assert np.isnan(scores).all()
+    assert not np.isnan(host(gpu.bootstrap_scores([good, good], n_samples=3, seed=2))).any()

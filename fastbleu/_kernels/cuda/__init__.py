@@ -4,12 +4,14 @@
   one line that names the fix;
 * :mod:`.tokens` turns token ids (padding, end of sequence, missing
   references) into the same 64-bit token hashes as the CPU path;
-* :mod:`.counting` counts clipped n-gram matches with kernels sized to the
-  work (a group of 32 threads per short segment, several segments per block;
-  a block per longer segment with a shared-memory table; a table in global
-  memory for segments too long for shared memory);
+* :mod:`.counting` makes the statistics rows in one launch
+  (:func:`~.counting.bleu_rows`), each segment counted as its size calls
+  for (a group of 32 threads per short segment, several segments per block;
+  the whole block with a shared-memory table for longer ones; a table in
+  global memory for segments too long for shared memory);
 * :mod:`.formula` scores rows (sacrebleu's BLEU, NLTK's sentence BLEU);
-* :mod:`.reduce` sums columns and bootstrap resamples.
+* :mod:`.reduce` sums columns and copies ids into one type;
+* :mod:`.bootstrap` draws, sums and scores bootstrap resamples in one pass.
 
 Importing any of them imports numba.cuda; :mod:`fastbleu.gpu` does so only
 when it is handed a CUDA array.

@@ -105,9 +105,13 @@ def bleu_of_row(row, max_order, smooth, smooth_value, effective_order, compensat
 @cuda.jit
 def bleu_scores(rows, max_order, smooth, smooth_value, effective_order, compensated, weights,
                 ref_scale, out):
-    """``out[i]`` = sacrebleu's BLEU of ``rows[i]`` (the formula's ``kernel_args``)."""
+    """``out[i]`` = sacrebleu's BLEU of ``rows[i]`` (the formula's ``kernel_args``); NaN
+    for a malformed segment's row of -1."""
     precisions = cuda.local.array(MAX_ORDER, np.float64)
     for i in range(cuda.grid(1), rows.shape[0], cuda.gridsize(1)):
+        if rows[i, 0] < 0:  # a malformed segment's row of -1 (counting.bleu_rows)
+            out[i] = math.nan
+            continue
         out[i] = bleu_of_row(rows[i], max_order, smooth, smooth_value, effective_order,
                              compensated, weights, ref_scale, precisions)
 
@@ -167,6 +171,9 @@ def nltk_scores(rows, n, weights, method, epsilon, alpha, k, auto_reweigh, out):
     width = (rows.shape[1] - 2) // 2
     for i in range(cuda.grid(1), rows.shape[0], cuda.gridsize(1)):
         out[i] = 0.0
+        if rows[i, 0] < 0:  # a malformed segment's row of -1 (counting.bleu_rows)
+            out[i] = math.nan
+            continue
         if rows[i, 2] == 0:
             continue  # no unigram match: NLTK returns 0 before smoothing
         hyp_len = rows[i, 0]

@@ -90,4 +90,17 @@ def load():
     return cuda
 
 
+def _cache_option(jit) -> dict:
+    """``{"cache": True}`` where this numba's ``cuda.jit`` takes ``cache`` (numba >= 0.57,
+    numba-cuda, the simulator), else nothing: kernels are then compiled once a process."""
+    import inspect
+
+    try:
+        return {"cache": True} if "cache" in inspect.signature(jit).parameters else {}
+    except (TypeError, ValueError):
+        return {}
+
+
 cuda = load()
+#: ``cuda.jit(**CACHED)``: the kernels' compiled code kept on disk where numba can.
+CACHED = _cache_option(cuda.jit)

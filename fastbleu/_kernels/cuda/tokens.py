@@ -6,8 +6,13 @@ becomes ``finish(id + 1)`` (splitmix64's finaliser, the CPU path's token
 hash), so an n-gram key here equals the CPU path's key for the same ids and
 the statistics are the same, hash collisions included.
 
-:func:`prepare_tokens` gives each segment a group of ``blockDim.x // GROUPS``
-threads (``GROUPS`` segments per block).  The group walks its segment a chunk
+:func:`fastbleu._kernels.cuda.counting.prepare_segment` is run by a group
+of ``group`` threads per segment (the fused kernel
+:func:`~fastbleu._kernels.cuda.counting.bleu_rows` has several groups per
+block; every thread of the block calls it, as it meets at ``syncthreads``).
+It lives beside the kernel: numba's simulator swaps the ``cuda`` module of
+a device function's own module on every call, which races between threads
+when that module is not the kernel's.  The group walks its segment a chunk
 of ``group`` ids at a time: it finds the end of the leading padding and the
 first ``eos_id`` with shared-memory minima, and places the kept ids with a
 prefix sum of the chunk's keep flags (Hillis and Steele), so the hashes land
@@ -21,11 +26,6 @@ import numpy as np
 
 from .loader import cuda
 
-#: Segments per block of :func:`prepare_tokens` (a group of threads each).
-GROUPS = 4
-#: The most threads a group may have (the shared prefix-sum scratch).
-MAX_GROUP = 64
-_FLAGS = GROUPS * MAX_GROUP  # shared arrays take literal sizes
 _BIG = np.int64(1 << 62)
 _ONE = np.uint64(1)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -34,14 +34,11 @@ _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
 
-# Slots of the int64 ``summary`` array that kernels report to the host through.
-N_SHORT = 0
-N_BLOCK = 1
-N_GLOBAL = 2
-GLOBAL_SLOTS = 3
-MISSING = 4  # the first segment without any reference
-NEGATIVE = 5  # NEGATIVE + 2 * s: the first segment of stream s that keeps a negative id
-BAD_OFFSETS = 6  # BAD_OFFSETS + 2 * s: the first segment of stream s with offsets out of order
+# Slots of the int64 ``summary`` array that the kernel reports malformed input through
+# (read by the host only when it checks).
+MISSING = 0  # the first segment without any reference
+NEGATIVE = 1  # NEGATIVE + 2 * s: the first segment of stream s that keeps a negative id
+BAD_OFFSETS = 2  # BAD_OFFSETS + 2 * s: the first segment of stream s with offsets out of order
 #: The value of a minimum slot that nothing has lowered.
 NONE = _BIG
 
@@ -56,119 +53,3 @@ def token_hash(value):
     h *= _MIX_2
     h ^= h >> _S31
     return h
-
-
-@cuda.jit
-def prepare_tokens(values, offsets, ragged, width, n, valid, has_valid, pad_id, use_pad,
-                   eos_id, use_eos, stream, out, out_base, start, count, summary):
-    """Hash the kept ids of every segment of one stream.
-
-    Segment ``i`` is ``values[0, offsets[i]:offsets[i + 1]]`` when ``ragged``,
-    else ``values[i, :width]``.  Its hashes go to ``out[start[stream, i]:]``
-    (``start = out_base`` plus the segment's position in ``values``) and their
-    number to ``count[stream, i]`` (-1 where ``valid[i]`` is false with
-    ``has_valid``).  A segment that keeps a negative id lowers
-    ``summary[NEGATIVE + 2 * stream]`` to its index; one whose offsets
-    decrease or leave ``values`` lowers ``summary[BAD_OFFSETS + 2 * stream]``
-    and is read as empty.
-    """
-    flags = cuda.shared.array(_FLAGS, np.int32)
-    first = cuda.shared.array(GROUPS, np.int64)
-    stop = cuda.shared.array(GROUPS, np.int64)
-    kept = cuda.shared.array(GROUPS, np.int64)
-    chunks = cuda.shared.array(1, np.int64)
-    group = cuda.blockDim.x // GROUPS
-    t = cuda.threadIdx.x
-    g = t // group
-    lane = t - g * group
-    in_group = g < GROUPS
-    for base in range(cuda.blockIdx.x * GROUPS, n, cuda.gridDim.x * GROUPS):
-        seg = base + g
-        active = in_group and seg < n
-        length = 0
-        col0 = 0
-        row = 0
-        position = 0
-        if active:
-            if ragged:
-                col0 = offsets[seg]
-                length = offsets[seg + 1] - col0
-                position = col0 - offsets[0]
-                if col0 < 0 or length < 0 or col0 + length > values.shape[1] or position < 0:
-                    if lane == 0:
-                        cuda.atomic.min(summary, BAD_OFFSETS + 2 * stream, seg)
-                    col0 = 0
-                    length = 0
-                    position = 0
-            else:
-                row = seg
-                length = width
-                position = seg * width
-            if has_valid and not valid[seg]:
-                active = False
-                if lane == 0:
-                    start[stream, seg] = out_base + position
-                    count[stream, seg] = -1
-        if t == 0:
-            chunks[0] = 0
-        if in_group and lane == 0:
-            first[g] = _BIG if use_pad else 0
-            stop[g] = _BIG
-            kept[g] = 0
-        cuda.syncthreads()
-        if active and lane == 0:
-            cuda.atomic.max(chunks, 0, (length + group - 1) // group)
-        cuda.syncthreads()
-        negative = False
-        for c in range(chunks[0]):
-            idx = c * group + lane
-            inside = active and idx < length
-            value = np.int64(values[row, col0 + idx]) if inside else np.int64(0)
-            if not use_pad and not use_eos:
-                if inside:
-                    if value < 0:
-                        negative = True
-                    else:
-                        out[out_base + position + idx] = token_hash(value)
-                continue
-            # The state before this chunk, read by all before any thread changes it.
-            begun = in_group and first[g] != _BIG
-            ended = in_group and stop[g] != _BIG
-            cuda.syncthreads()
-            if use_pad and inside and not begun and value != pad_id:
-                cuda.atomic.min(first, g, idx)
-            cuda.syncthreads()
-            if use_eos and inside and not ended and idx >= first[g] and value == eos_id:
-                cuda.atomic.min(stop, g, idx)
-            cuda.syncthreads()
-            keep = inside and idx >= first[g] and idx < stop[g] and \
-                not (use_pad and value == pad_id)
-            if in_group:
-                flags[g * MAX_GROUP + lane] = 1 if keep else 0
-            d = 1
-            while d < group:  # inclusive prefix sum of the group's flags
-                cuda.syncthreads()
-                add = 0
-                if in_group and lane >= d:
-                    add = flags[g * MAX_GROUP + lane - d]
-                cuda.syncthreads()
-                if in_group:
-                    flags[g * MAX_GROUP + lane] += add
-                d *= 2
-            cuda.syncthreads()
-            if keep:
-                if value < 0:
-                    negative = True
-                else:
-                    at = kept[g] + flags[g * MAX_GROUP + lane] - 1
-                    out[out_base + position + at] = token_hash(value)
-            cuda.syncthreads()
-            if in_group and lane == group - 1:
-                kept[g] += flags[g * MAX_GROUP + lane]
-            cuda.syncthreads()
-        if negative:
-            cuda.atomic.min(summary, NEGATIVE + 2 * stream, seg)
-        if active and lane == 0:
-            start[stream, seg] = out_base + position
-            count[stream, seg] = length if not use_pad and not use_eos else kept[g]
-        cuda.syncthreads()
