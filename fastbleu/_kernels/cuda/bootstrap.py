@@ -1,6 +1,6 @@
 """Paired bootstrap resamples on the device in one pass: draws, sums and scores (Koehn, 2004).
 
-Draw ``j`` of resample ``b`` is segment ``mulhi(mix(mix(seed + b) + j), n)``
+Draw ``j`` of resample ``b`` is segment ``mulhi(finish(finish(seed + b) + j), n)``
 (:func:`draw`: splitmix64's finaliser as a counter-based generator;
 ``mulhi`` the high word of the 128-bit product, which maps 64 random bits to
 ``0..n-1`` with a bias below ``n / 2**64``).  The same seed gives the same
@@ -28,12 +28,8 @@ import numpy as np
 
 from .formula import MAX_ORDER, bleu_of_row
 from .loader import CACHED, cuda
+from .tokens import finish
 
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
 _S32 = np.uint64(32)
 _LOW = np.uint64(0xFFFFFFFF)
 _ROW = 2 + 2 * MAX_ORDER  # local arrays take literal sizes
@@ -42,17 +38,6 @@ COMPACT_MAX = 32767
 #: Bits of :func:`lay_out`'s flag: some row needs the full rows; some row is malformed.
 FULL = np.int32(1)
 MALFORMED = np.int32(2)
-
-
-@cuda.jit(device=True)
-def mix(h):
-    """splitmix64's finaliser (a bijection of 64-bit words)."""
-    h ^= h >> _S30
-    h *= _MIX_1
-    h ^= h >> _S27
-    h *= _MIX_2
-    h ^= h >> _S31
-    return h
 
 
 @cuda.jit(device=True)
@@ -74,9 +59,9 @@ def high_word(a, b):
 
 @cuda.jit(device=True)
 def draw(resample_key, j, n):
-    """Segment of draw ``j`` of the resample whose key is ``mix(seed + b)``
+    """Segment of draw ``j`` of the resample whose key is ``finish(seed + b)``
     (``0 <= result < n``)."""
-    return np.int64(high_word(mix(resample_key + np.uint64(j)), np.uint64(n)))
+    return np.int64(high_word(finish(resample_key + np.uint64(j)), np.uint64(n)))
 
 
 @cuda.jit(**CACHED)
@@ -143,7 +128,7 @@ def sums_kernel(n_systems: int, max_order: int):
         for c in range(t, columns, cuda.blockDim.x):
             block[c] = 0
         cuda.syncthreads()
-        key = mix(seed + np.uint64(first + b))
+        key = finish(seed + np.uint64(first + b))
         stretch = (n + parts - 1) // parts
         lo = cuda.blockIdx.x * stretch
         hi = min(n, lo + stretch)

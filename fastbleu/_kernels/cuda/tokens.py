@@ -24,15 +24,20 @@ is copied as it is.  Only ``syncthreads`` and shared-memory atomics are used
 
 import numpy as np
 
+from ..text.hashing import finish as host_finish
+from ..text.hashing import fnv_step as host_fnv_step
+from ..text.tokenize_unicode import utf8_length as host_utf8_length
 from .loader import cuda
 
 _BIG = np.int64(1 << 62)
 _ONE = np.uint64(1)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
+
+#: The host kernels' own functions compiled for the device, so that every hash is the
+#: CPU's by construction: splitmix64's finaliser, an FNV-1a step, a UTF-8 lead byte's
+#: length.  (Their modules hold no ``cuda`` name, so the simulator has nothing to swap.)
+finish = cuda.jit(device=True)(host_finish.py_func)
+fnv_step = cuda.jit(device=True)(host_fnv_step.py_func)
+utf8_length = cuda.jit(device=True)(host_utf8_length.py_func)
 
 # Slots of the int64 ``summary`` array that the kernel reports malformed input through
 # (read by the host only when it checks).
@@ -46,10 +51,4 @@ NONE = _BIG
 @cuda.jit(device=True)
 def token_hash(value):
     """``finish(value + 1)``: the CPU path's hash of a non-negative id."""
-    h = np.uint64(value) + _ONE
-    h ^= h >> _S30
-    h *= _MIX_1
-    h ^= h >> _S27
-    h *= _MIX_2
-    h ^= h >> _S31
-    return h
+    return finish(np.uint64(value) + _ONE)

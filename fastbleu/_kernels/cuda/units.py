@@ -17,14 +17,9 @@ import numpy as np
 
 from ..text.tokenize_13a import CLASS_SPLIT, MAYBE_SPACE, SPACE
 from .loader import CACHED, cuda
+from .tokens import finish, fnv_step, utf8_length
 
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
-_FNV_PRIME = np.uint64(0x100000001B3)
-_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
-_MIX_2 = np.uint64(0x94D049BB133111EB)
-_S30 = np.uint64(30)
-_S27 = np.uint64(27)
-_S31 = np.uint64(31)
 _S8 = np.uint64(8)
 #: ``str.split()``'s byte classes (``SPACE``, ``MAYBE_SPACE``: a lead byte of a UTF-8
 #: sequence that may be whitespace), read from constant memory.
@@ -34,34 +29,6 @@ _PUNCT = np.zeros(128, dtype=np.uint8)
 for _c in "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~":
     _PUNCT[ord(_c)] = 1
 del _c
-
-
-@cuda.jit(device=True)
-def fnv_step(h, byte):
-    """Feed one byte to an FNV-1a state."""
-    return (h ^ np.uint64(byte)) * _FNV_PRIME
-
-
-@cuda.jit(device=True)
-def finish(h):
-    """splitmix64's finaliser."""
-    h ^= h >> _S30
-    h *= _MIX_1
-    h ^= h >> _S27
-    h *= _MIX_2
-    h ^= h >> _S31
-    return h
-
-
-@cuda.jit(device=True)
-def utf8_length(lead):
-    if lead < 0x80:
-        return 1
-    if lead < 0xE0:
-        return 2
-    if lead < 0xF0:
-        return 3
-    return 4
 
 
 @cuda.jit(device=True)
