@@ -135,6 +135,7 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
         Per metric, float64 ``(n_systems, n_samples)``.
     """
     from .._kernels.threads import chunk_bounds, pool_size, submit
+    from ..significance.draws import IndexDraws
     from .columns import plan_columns
     from .kernels import BLOCK, count_draws, resample_sums
 
@@ -190,14 +191,15 @@ def bootstrap_scores(stats: np.ndarray, layout: Layout, n_samples: int,
     with blas.limit(limits=1, user_api="blas") if blas is not None else \
             contextlib.nullcontext():
         pending, pending_offset, current = None, 0, 0
+        draws = IndexDraws(rng, n)
         for offset in range(0, n_samples, batch):
             rows = min(batch, n_samples - offset)
             counts = buffers[current]
             largest_count, exact, counting = 0, {}, []
             for first in range(0, rows, draws_rows):
                 last = min(rows, first + draws_rows)
-                # numpy draws on this thread, in order; the pool counts meanwhile
-                idx = rng.choice(n, size=(last - first, n), replace=True)
+                # numpy's draws, in order (on the pool when it is large); the pool counts
+                idx = draws.take(last - first)
                 counting.append((submit(count_draws, idx, counts[first:last], 0, last - first),
                                  idx, first))
                 if len(counting) > 2:
