@@ -144,6 +144,29 @@ def test_memory_follows_the_batch_not_the_file(tmp_path):
     assert peak < 3 << 20, peak
 
 
+def test_the_first_batch_does_not_read_the_whole_row_group(tmp_path):
+    """The readers read the file a buffer at a time: a first batch of 100 rows does not
+    copy its columns' whole chunks of a large row group into memory first (pyarrow's
+    default without a buffer; 10 ms of the serial start for the benchmark's file)."""
+    import random
+
+    rng = random.Random(26)
+    text = ["".join(rng.choice("abcdefghij klmnopqrstuvwxyz") for _ in range(80))
+            for _ in range(100_000)]
+    path = _write(tmp_path / "t.parquet", pa.table({"hyp": text, "ref": text[::-1]}), 100_000)
+    chunks = pq.ParquetFile(path).metadata.row_group(0)
+    compressed = sum(chunks.column(k).total_compressed_size for k in range(2))
+    assert compressed > 12 << 20  # two chunks of some 8 MB: random text barely compresses
+    gc.collect()
+    before = pa.total_allocated_bytes()
+    batches = readers.open_table(path, ["hyp", "ref"], batch_size=100).batches(read_ahead=False)
+    first = next(batches)
+    held = pa.total_allocated_bytes() - before
+    assert first.column("hyp").to_pylist() == text[:100]
+    assert held < compressed // 2, (held, compressed)
+    batches.close()
+
+
 def test_stopping_after_the_first_batch_leaves_no_reader_running(tmp_path):
     path = _write(tmp_path / "t.parquet", sample_table(), 300)
     before = {t.ident for t in threading.enumerate()}
