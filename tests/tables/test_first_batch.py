@@ -95,11 +95,13 @@ def test_every_batch_size_gives_the_same_scores_and_segments(tmp_path, metrics, 
         pq.read_table(tmp_path / "whole.parquet").to_pylist()
 
 
-def test_rows_known_from_the_metadata_send_the_first_batch_to_the_pool(tmp_path):
+def test_the_first_batch_is_counted_before_the_second_is_read(tmp_path):
     """With the table's rows known, a table of several batches goes to the pool from its
-    first batch: the second batch is not read before the first is being counted (without
-    the rows, it had to be read first, to tell a table of one batch).  Same sums either
-    way, and for a table of one batch, scored where it is."""
+    first batch; without them (CSV, JSON Lines), the first batch is counted on the
+    calling thread, as a table of one batch is: either way the second batch is not
+    read before the first is being counted (once, it waited for the second, to tell a
+    table of one batch).  Same sums either way, and for a table of one batch, scored
+    where it is."""
     table = sample_table()
     job = TableJob.create("hyp", ["ref"], ["system"], None, None, False, "strict", 500)
     started = threading.Event()
@@ -115,8 +117,7 @@ def test_rows_known_from_the_metadata_send_the_first_batch_to_the_pool(tmp_path)
                 waits.append(started.wait(timeout=patience))
             yield batch
 
-    # (without the hint the wait can only time out: not long, then)
-    for hint, expected, patience in ((table.num_rows, True, 60), (None, False, 0.5)):
+    for hint, expected, patience in ((table.num_rows, True, 60), (None, True, 60)):
         started.clear()
         waits = []
         groups = job.statistics(batches(waits, patience), Watched(), total_rows=hint)
