@@ -247,9 +247,10 @@ class TableJob:
         first position; ``on_batch(batch, stats, first_row)`` sees every
         batch's statistics; ``total_rows``, the rows of ``batches`` when known
         (a Parquet file's metadata says), lets the first batch go to the pool
-        as soon as it is read instead of after the second one (without it, a
-        table of one batch is only known as such once a second one is not
-        there); ``buffers`` are two
+        as soon as it is read (without it, a table of one batch is only known
+        as such once a second one is not there, so the first batch is counted
+        on the calling thread, its kernels in pieces on the pool, while the
+        second is read); ``buffers`` are two
         :class:`~fastbleu.statistics.HashBuffer` to reuse (new ones without),
         lent first; every batch borrows its scratch from one
         :class:`~fastbleu.statistics.BufferPairs`, so that it is reused
@@ -303,9 +304,14 @@ class TableJob:
 
         items = numbered()
         if total_rows is None:
-            first = list(itertools.islice(items, 2))
-            small = len(first) < 2
-            items = itertools.chain(first, items)
+            # The rows are not known (CSV, JSON Lines): the first batch is counted here, as
+            # a table of one batch is (its kernels in pieces on the pool), while the reader
+            # reads the next one; only that read tells whether there is more.
+            for item in itertools.islice(items, 1):
+                add(*counted(item))
+            second = list(itertools.islice(items, 1))
+            small = not second
+            items = itertools.chain(second, items)
         else:
             small = total_rows <= self.batch_size
         if small:  # one batch: here (no numba import for a small table)

@@ -59,9 +59,10 @@ def first_batch_rows(batch_size: int) -> int:
     starts with: an eighth of a batch.
 
     Nothing can be counted before the first batch is decoded, and that first
-    decoding is mostly fixed (a column's dictionary page: 12.4 ms of CPU for
-    the first 1,024 rows of the benchmark's WMT22 file, 12.9 ms for 8,192,
-    26.1 ms for 65,536), so the first batch is small.  The pool then counts
+    decoding is partly fixed (the text columns' dictionary pages: 2.7 ms of CPU
+    for the first 1,024 rows of the benchmark's WMT22 file, 3.2 ms for 8,192,
+    16.8 ms for 65,536, read through :data:`PARQUET_BUFFER`), so the first
+    batch is small.  The pool then counts
     the small batches while the first full batch decodes beside them: two of
     an eighth each take the kernels about as long as that decoding.
     """
@@ -131,12 +132,19 @@ def check_batch_size(batch_size) -> int:
     return int(batch_size)
 
 
+#: Bytes a Parquet reader reads from the file at a time.  Without a buffer (pyarrow's
+#: default), a reader reads a column's whole chunk in a row group into memory before its
+#: first row: 70 MB of compressed text for a row group of a million rows, 10 ms of
+#: copying before the first batch (and that much memory per reader and column).
+PARQUET_BUFFER = 1 << 18
+
+
 def _open_parquet(path: str, wanted: list[str], dictionary_columns=()):
     """A ``ParquetFile`` whose columns were checked, reading the group keys as dictionaries."""
     import pyarrow.parquet as pq
 
     try:
-        parquet = pq.ParquetFile(path, pre_buffer=False)
+        parquet = pq.ParquetFile(path, pre_buffer=False, buffer_size=PARQUET_BUFFER)
         names = parquet.schema_arrow.names
     except Exception as error:  # pyarrow raises several types for a bad file
         raise InputError(f"{path}: not a Parquet file ({error})") from None
@@ -151,7 +159,7 @@ def _open_parquet(path: str, wanted: list[str], dictionary_columns=()):
         # pre-buffering keeps every column chunk it read ahead, so memory
         # grew with the file (1 GB for 10M rows) instead of the batch.
         return pq.ParquetFile(path, metadata=parquet.metadata, pre_buffer=False,
-                              read_dictionary=list(dictionary_columns))
+                              buffer_size=PARQUET_BUFFER, read_dictionary=list(dictionary_columns))
     except Exception as error:  # pyarrow raises several types for a bad file
         raise InputError(f"{path}: not a Parquet file ({error})") from None
 
@@ -188,6 +196,7 @@ def _small_first(path: str, parquet, wanted: list[str], batch_size: int,
         # A reader of its own (one ParquetFile is not read from two threads at once), of
         # the footer already read.
         again = pq.ParquetFile(path, metadata=parquet.metadata, pre_buffer=False,
+                               buffer_size=PARQUET_BUFFER,
                                read_dictionary=list(dictionary_columns) or None)
     except Exception as error:  # the file changed or vanished since it was opened
         raise InputError(f"{path}: not a Parquet file ({error})") from None

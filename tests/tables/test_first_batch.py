@@ -95,11 +95,13 @@ def test_every_batch_size_gives_the_same_scores_and_segments(tmp_path, metrics, 
         pq.read_table(tmp_path / "whole.parquet").to_pylist()
 
 
-def test_rows_known_from_the_metadata_send_the_first_batch_to_the_pool(tmp_path):
+def test_the_first_batch_is_counted_before_the_second_is_read(tmp_path):
     """With the table's rows known, a table of several batches goes to the pool from its
-    first batch: the second batch is not read before the first is being counted (without
-    the rows, it had to be read first, to tell a table of one batch).  Same sums either
-    way, and for a table of one batch, scored where it is."""
+    first batch; without them (CSV, JSON Lines), the first batch is counted on the
+    calling thread, as a table of one batch is: either way the second batch is not
+    read before the first is being counted (once, it waited for the second, to tell a
+    table of one batch).  Same sums either way, and for a table of one batch, scored
+    where it is."""
     table = sample_table()
     job = TableJob.create("hyp", ["ref"], ["system"], None, None, False, "strict", 500)
     started = threading.Event()
@@ -115,8 +117,7 @@ def test_rows_known_from_the_metadata_send_the_first_batch_to_the_pool(tmp_path)
                 waits.append(started.wait(timeout=patience))
             yield batch
 
-    # (without the hint the wait can only time out: not long, then)
-    for hint, expected, patience in ((table.num_rows, True, 60), (None, False, 0.5)):
+    for hint, expected, patience in ((table.num_rows, True, 60), (None, True, 60)):
         started.clear()
         waits = []
         groups = job.statistics(batches(waits, patience), Watched(), total_rows=hint)
@@ -142,6 +143,29 @@ def test_memory_follows_the_batch_not_the_file(tmp_path):
         del batch
     assert rows == table.num_rows
     assert peak < 3 << 20, peak
+
+
+def test_the_first_batch_does_not_read_the_whole_row_group(tmp_path):
+    """The readers read the file a buffer at a time: a first batch of 100 rows does not
+    copy its columns' whole chunks of a large row group into memory first (pyarrow's
+    default without a buffer; 10 ms of the serial start for the benchmark's file)."""
+    import random
+
+    rng = random.Random(26)
+    text = ["".join(rng.choice("abcdefghij klmnopqrstuvwxyz") for _ in range(80))
+            for _ in range(100_000)]
+    path = _write(tmp_path / "t.parquet", pa.table({"hyp": text, "ref": text[::-1]}), 100_000)
+    chunks = pq.ParquetFile(path).metadata.row_group(0)
+    compressed = sum(chunks.column(k).total_compressed_size for k in range(2))
+    assert compressed > 12 << 20  # two chunks of some 8 MB: random text barely compresses
+    gc.collect()
+    before = pa.total_allocated_bytes()
+    batches = readers.open_table(path, ["hyp", "ref"], batch_size=100).batches(read_ahead=False)
+    first = next(batches)
+    held = pa.total_allocated_bytes() - before
+    assert first.column("hyp").to_pylist() == text[:100]
+    assert held < compressed // 2, (held, compressed)
+    batches.close()
 
 
 def test_stopping_after_the_first_batch_leaves_no_reader_running(tmp_path):
