@@ -26,7 +26,7 @@ from .arrays import on_device
 from .errors import GPUUnavailable
 from .inputs import DeviceIds
 from .pairwise import bleu_matrix, chrf_matrix
-from .resampling import bootstrap_scores
+from .resampling import bootstrap_scores, randomization_scores
 from .metric import corpus_score, device_statistics, metric_statistics, nltk_sentence_bleu
 from .scores import corpus_statistics, nltk_scores, sentence_scores
 from .statistics import KernelLimits, bleu_statistics
@@ -46,5 +46,6 @@ __all__ = [
     "nltk_scores",
     "nltk_sentence_bleu",
     "on_device",
+    "randomization_scores",
     "sentence_scores",
 ]
