@@ -103,6 +103,16 @@ def output(hi, lo):
     return (x >> rot) | (x << ((_S64 - rot) & _S63))
 
 
+@cuda.jit(**CACHED)
+def stream_outputs(table, state_hi, state_lo, positions, out):
+    """``out[k]``: the generator's output number ``positions[k]`` (uint64; 0 is the first
+    output of the state ``(state_hi, state_lo)``), each jumped to on its own: numpy's
+    ``PCG64.advance(positions[k])`` then ``random_raw()``, to check the stream."""
+    for k in range(cuda.grid(1), positions.shape[0], cuda.gridsize(1)):
+        hi, lo = jump(table, state_hi, state_lo, positions[k] + _ONE)
+        out[k] = output(hi, lo)
+
+
 @lru_cache(maxsize=None)
 def lay_out_kernel(n_systems: int, max_order: int):
     """The kernel that lays out the pairs' rows, for ``n_systems`` systems of
