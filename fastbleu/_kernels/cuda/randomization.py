@@ -188,15 +188,16 @@ def randomization_sums_kernel(n_systems: int, max_order: int):
     (one global atomic add per column and block at the end: a stretch lies within
     two trials unless trials are shorter than it), else straight to ``scratch``."""
     columns = int(n_systems) * (2 + 2 * int(max_order))
+    slots = 2 * columns  # shared sums of a block's first two trials
 
     @cuda.jit
     def randomization_sums(diff, table, state_hi, state_lo, n_trials, scratch):
         acc = cuda.local.array(columns, np.int64)
-        shared = cuda.shared.array(2 * columns, np.int64)
+        shared = cuda.shared.array(slots, np.int64)
         tid = cuda.threadIdx.x
         for c in range(columns):
             acc[c] = 0
-        for c in range(tid, 2 * columns, cuda.blockDim.x):
+        for c in range(tid, slots, cuda.blockDim.x):
             shared[c] = 0
         cuda.syncthreads()
         n = diff.shape[0]
@@ -232,7 +233,7 @@ def randomization_sums_kernel(n_systems: int, max_order: int):
             if trial < n_trials:
                 flush(acc, columns, trial, first_trial, shared, scratch)
         cuda.syncthreads()
-        for k in range(tid, 2 * columns, cuda.blockDim.x):
+        for k in range(tid, slots, cuda.blockDim.x):
             if shared[k] != 0:
                 slot = k // columns
                 cuda.atomic.add(scratch, (first_trial + slot, k - slot * columns), shared[k])
