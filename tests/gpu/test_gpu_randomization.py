@@ -167,3 +167,23 @@ def test_the_device_jump_is_numpy_s_stream():
             generator.advance(p)
             expected.append(int(generator.random_raw()))
         assert host(out).tolist() == expected
+
+
+def test_the_coins_are_numpy_s_one_call():
+    # An oracle of its own: sacrebleu's selection with numpy's coins, summed and scored here.
+    device_rows = statistics(13, 29, 2)
+    rows = [host(r) for r in device_rows]
+    formula = fastbleu.BLEU().formula
+    n_trials = 23
+    a, b = gpu.randomization_scores(device_rows[0], device_rows[1:], formula,
+                                    n_trials=n_trials, seed=77)
+    coins = np.random.default_rng(77).integers(2, size=(n_trials, 29), dtype=bool)
+    for s, system in enumerate(rows[1:]):
+        sums_a = np.where(coins[:, :, None], rows[0][None], system[None]).sum(axis=1)
+        sums_b = np.where(coins[:, :, None], system[None], rows[0][None]).sum(axis=1)
+        for got, sums in ((host(a)[s], sums_a), (host(b)[s], sums_b)):
+            expected = formula.scores(sums, check=False)
+            if SIMULATED:
+                np.testing.assert_array_equal(got, expected)
+            else:
+                np.testing.assert_allclose(got, expected, rtol=1e-14)
