@@ -30,6 +30,7 @@ import numpy as np
 
 from .arrays import Context, blocks, on_device, threads
 
+_M64 = (1 << 64) - 1
 #: Resamples per launch (a grid's second dimension takes at most 65,535 blocks).
 BATCH = 65535
 
@@ -165,6 +166,7 @@ def randomization_scores(baseline, systems, formula=None, n_trials: int = 10000,
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
         raise ValueError(f"seed must be a non-negative int (numpy's default_rng seed), "
                          f"got {seed!r}")
+    n_trials, seed = int(n_trials), int(seed)
     if formula is not None and not isinstance(formula, BLEUFormula):
         raise TypeError(f"formula must be a BLEU formula (BLEU(...).formula), got "
                         f"{type(formula).__name__}")
@@ -186,7 +188,7 @@ def randomization_scores(baseline, systems, formula=None, n_trials: int = 10000,
     columns = n_systems * width
     if columns > reduce.MAX_COLUMNS:
         raise ValueError(f"at most {reduce.MAX_COLUMNS // width} systems at once")
-    state = np.random.default_rng(int(seed)).bit_generator.state["state"]
+    state = np.random.default_rng(seed).bit_generator.state["state"]
     value, inc = int(state["state"]), int(state["inc"])
     order = int(formula.kernel_args[0])
     _, smooth, smooth_value, effective, compensated, weights, scale = formula.kernel_args
@@ -212,8 +214,6 @@ def randomization_scores(baseline, systems, formula=None, n_trials: int = 10000,
         float(scale), out_a, out_b)
     return context.result(out_a, owner_a), context.result(out_b, owner_b)
 
-
-_M64 = (1 << 64) - 1
 
 
 def _one_type(context, views, keep):

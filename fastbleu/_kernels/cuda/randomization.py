@@ -1,31 +1,31 @@
-"""Approximate randomization on the device with numpy's own coins: sums and scores (Riezler & Maxwell, 2005).
+"""Approximate randomization on the device with numpy's own coins (Riezler & Maxwell, 2005).
 
 The coins are those of ``numpy.random.default_rng(seed).integers(2, size=(n_trials,
 n), dtype=bool)`` (sacrebleu's ``_paired_ar_test``), to the last bit.  numpy's
 default bit generator is PCG64 (O'Neill, 2014): a 128-bit linear congruential
-state ``s -> s * MUL + inc`` stepped before each 64-bit output, the XSL-RR
-permutation of the new state (:func:`output`).  A bool call takes 32 coins
-from each 32-bit word, lowest bit first, and the words come from the outputs
-low half first, so coin ``c = t * n + i`` (trial ``t``, segment ``i``) is bit
-``c % 64`` of output ``c // 64``: one output holds 64 coins.  Output ``o``
-comes from the state stepped ``o + 1`` times; :func:`jump` gets there in
+state ``s -> s * MULTIPLIER + inc`` stepped before each 64-bit output, the
+XSL-RR permutation of the new state (:func:`output`).  A bool call takes 32
+coins from each 32-bit word, lowest bit first, and the words come from the
+outputs low half first, so coin ``c = t * n + i`` (trial ``t``, segment ``i``)
+is bit ``c % 64`` of output ``c // 64``: one output holds 64 coins.  Output
+``o`` comes from the state stepped ``o + 1`` times; :func:`jump` gets there in
 ``popcount(steps)`` 128-bit multiply-adds from :func:`jump_table`'s powers of
 the step (Brown, 1994, "Random number generation with arbitrary strides"),
 made once on the host for the generator's increment.  This is the device's
-:mod:`fastbleu._kernels.draws` (``coin_flips``), whose functions cannot be
-compiled for it: their 128-bit product is an LLVM intrinsic that the
-simulator cannot run, so :func:`mul128` takes the high word from
-:func:`.bootstrap.high_word` (32-bit halves).
+version of :mod:`fastbleu._kernels.draws` (``coin_flips``), whose 128-bit
+product is an LLVM intrinsic that the simulator cannot run: :func:`mul128`
+takes the high word from :func:`.bootstrap.high_word` (32-bit halves).
 
-:func:`lay_out_kernel` gives the kernel that writes each segment's
-``baseline - system`` rows side by side (``diff``), adds the systems' and the
-baseline's totals into two rows of the zeroed ``scratch`` array and counts
-malformed rows (a row of -1) in a third.  :func:`randomization_sums_kernel` gives the kernel for a
-number of systems and orders (compile-time sizes: the row sums stay in
-registers): a block takes a stretch of outputs, a thread every ``blockDim``-th
-output of it, makes the output's 64 coins and adds the ``diff`` row of every
-set coin, flushing its sums to the trial's row of ``scratch`` (through shared
-memory, int64 atomics) when the coins cross into the next trial.  :func:`score_trials` forms, per trial and system, A = the
+:func:`lay_out_kernel` gives the kernel that writes each segment's ``baseline
+- system`` rows side by side (``diff``), adds the systems' and the baseline's
+totals into two rows of the zeroed ``scratch`` array and counts malformed rows
+(a row of -1) in a third.  :func:`randomization_sums_kernel` gives the kernel
+that makes the coins and sums (compile-time sizes: the row sums stay in
+registers): a block takes a stretch of outputs, a thread every
+``blockDim``-th output of it, makes the output's 64 coins and adds the
+``diff`` row of every set coin, flushing its sums to the trial's row of
+``scratch`` (through shared memory, int64 atomics) when the coins cross into
+the next trial.  :func:`score_trials` forms, per trial and system, A = the
 system's totals + the flipped differences and B = the pair's totals - A
 (sacrebleu's ``pos_sel @ bl + neg_sel @ sys`` and its complement, exact in
 int64, as :func:`fastbleu._kernels.resample.randomization_sums`), and scores
