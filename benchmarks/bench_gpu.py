@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fastbleu on the GPU (issue 27): token-id sentence BLEU, chrF++ MBR matrices, bootstrap.
+"""fastbleu on the GPU (issue 27): token-id sentence BLEU, chrF++ MBR matrices, resampling.
 
 What is measured (one H100 in the issue; any CUDA GPU, or numba's simulator with --smoke)
 ------------------------------------------------------------------------------------------
@@ -30,6 +30,11 @@ What is measured (one H100 in the issue; any CUDA GPU, or numba's simulator with
 3. Paired bootstrap of 2 systems x 1,000,000 segments x 1,000 resamples on
    statistics already on the GPU (``fastbleu.gpu.bootstrap_scores``), checked
    against the CPU's sums of the same draws for two resamples.
+4. Approximate randomization of 2 systems against a baseline x 1,000,000
+   segments x 1,000 trials on statistics already on the GPU
+   (``fastbleu.gpu.randomization_scores``, numpy's coins made on the device),
+   against ``fastbleu.significance.resampling.randomization_scores`` on all
+   cores with the same seed (run once; A and B must agree).
 
 Running it
 ----------
@@ -327,6 +332,44 @@ def bootstrap_case(args, clock, lib, results):
     print(json.dumps(case), flush=True)
 
 
+def randomization_case(args, clock, lib, results):
+    import fastbleu
+    from fastbleu import gpu
+    from fastbleu.significance.resampling import randomization_scores
+
+    n, trials = (40, 20) if args.smoke else (1_000_000, 1000)
+    case = {"systems": 2, "segments": n, "trials": trials}
+    results["randomization"] = case
+    if not clock.left():
+        case["skipped"] = "time budget spent"
+        return
+    rng = np.random.default_rng(10)
+    formula = fastbleu.BLEU().formula
+    ref = zipf_ids(rng, (n, 20))
+    on_device = lib["to_device"](ref)
+    rows = []
+    for share in (0.55, 0.5, 0.6):  # the baseline, then two systems
+        hyp = np.where(rng.random((n, 20)) < share, ref, zipf_ids(rng, (n, 20)))
+        rows.append(gpu.bleu_statistics(lib["to_device"](hyp), on_device))
+    gpu.randomization_scores(rows[0], rows[1:], formula, n_trials=2, seed=1)  # compiles
+
+    def run():
+        return gpu.randomization_scores(rows[0], rows[1:], formula, n_trials=trials, seed=12345)
+
+    case["launches_per_call"] = counted(run)
+    case["fastbleu_gpu_s"] = clock.best(run, max(1, args.repeat // 2))
+    a, b = (lib["host"](x) for x in run())
+    host_rows = [lib["host"](r) for r in rows]
+    t = time.perf_counter()
+    cpu_a, cpu_b = randomization_scores(host_rows[0], host_rows[1:], formula, trials,
+                                        np.random.default_rng(12345))
+    case["fastbleu_cpu_s"] = time.perf_counter() - t
+    case["max_difference_to_cpu"] = float(max(np.max(np.abs(a - cpu_a)),
+                                              np.max(np.abs(b - cpu_b))))
+    case["speedup_vs_cpu"] = case["fastbleu_cpu_s"] / case["fastbleu_gpu_s"]
+    print(json.dumps(case), flush=True)
+
+
 def library(args):
     """How arrays get to the device and back: torch if it sees a GPU, else numba."""
     lib = {"torch": None}
@@ -376,6 +419,7 @@ def main(argv=None) -> int:
     bleu_cases(args, clock, lib, sizes, results)
     chrf_case(args, clock, lib, results)
     bootstrap_case(args, clock, lib, results)
+    randomization_case(args, clock, lib, results)
     results["wall_s"] = time.perf_counter() - clock.start
     Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {args.json} ({results['wall_s']:.1f} s)")

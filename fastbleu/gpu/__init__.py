@@ -5,7 +5,9 @@ arrays (torch, CuPy, JAX, numba): :func:`bleu_statistics` computes the
 per-segment statistics rows with numba.cuda kernels, equal to the CPU
 path's (``fastbleu.BLEU(...).segment_statistics(fastbleu.TokenIds(...))``)
 value for value; :func:`sentence_scores` and :func:`nltk_sentence_bleu`
-score them on the device, :func:`corpus_statistics` sums them.  Results are
+score them on the device, :func:`corpus_statistics` sums them;
+:func:`bootstrap_scores` and :func:`randomization_scores` resample them for
+paired significance tests (the latter on numpy's own coins, as sacrebleu).  Results are
 arrays of the input's library (torch in, torch out), on its current stream.
 
 Install with ``pip install 'fastbleu[gpu]'`` (numba-cuda with the CUDA 12
@@ -26,7 +28,7 @@ from .arrays import on_device
 from .errors import GPUUnavailable
 from .inputs import DeviceIds
 from .pairwise import bleu_matrix, chrf_matrix
-from .resampling import bootstrap_scores
+from .resampling import bootstrap_scores, randomization_scores
 from .metric import corpus_score, device_statistics, metric_statistics, nltk_sentence_bleu
 from .scores import corpus_statistics, nltk_scores, sentence_scores
 from .statistics import KernelLimits, bleu_statistics
@@ -46,5 +48,6 @@ __all__ = [
     "nltk_scores",
     "nltk_sentence_bleu",
     "on_device",
+    "randomization_scores",
     "sentence_scores",
 ]

@@ -1,4 +1,7 @@
-"""Bootstrap resampling of statistics already on the GPU (Koehn, 2004).
+"""Bootstrap resampling and approximate randomization of statistics already on the GPU.
+
+Paired bootstrap resampling (Koehn, 2004) and approximate randomization
+(Riezler & Maxwell, 2005), as sacrebleu's paired tests use them.
 
 :func:`bootstrap_scores` scores every system on the same resamples of the
 segments in three launches: the systems' rows are laid side by side (in
@@ -13,6 +16,12 @@ The draws are not numpy's (sacrebleu's ``default_rng(seed).choice``): for the
 same seed, the resampled scores are not those of
 :func:`fastbleu.significance.paired_bootstrap`, though they estimate the same
 distribution.  Sums are int64 (exact).
+
+:func:`randomization_scores` does use numpy's coins (sacrebleu's
+``default_rng(seed).integers(2, size=(n_trials, n), dtype=bool)``): the device
+makes PCG64's stream from any position (:mod:`fastbleu._kernels.cuda.randomization`),
+so its A and B are those of :func:`fastbleu.significance.resampling.randomization_scores`
+for the same seed, in four launches and nothing read back.
 """
 
 from __future__ import annotations
@@ -21,6 +30,7 @@ import numpy as np
 
 from .arrays import Context, blocks, on_device, threads
 
+_M64 = (1 << 64) - 1
 #: Resamples per launch (a grid's second dimension takes at most 65,535 blocks).
 BATCH = 65535
 
@@ -102,6 +112,108 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
             partials, flag, n_systems, first, order, smooth, value, effective, compensated, weights,
             float(scale), out)
     return context.result(out, owner)
+
+
+def randomization_scores(baseline, systems, formula=None, n_trials: int = 10000,
+                         seed: int = 12345):
+    """Approximate randomization of systems against a baseline, statistics already on the GPU.
+
+    For every system and trial, pseudo-system A takes the baseline's row of
+    each segment whose coin is set and the system's row otherwise, B the
+    other one (sacrebleu's ``_paired_ar_test``; Riezler & Maxwell, 2005,
+    "On some pitfalls in automatic evaluation and significance testing for
+    MT").  The coins are numpy's own,
+    ``numpy.random.default_rng(seed).integers(2, size=(n_trials, n), dtype=bool)``
+    as one call, made on the device (PCG64 jumped to each thread's place in
+    the stream), so A and B are those of
+    :func:`fastbleu.significance.resampling.randomization_scores` with
+    ``numpy.random.default_rng(seed)``: the summed rows are equal (int64,
+    exact) and the scores are BLEU's formula in the same IEEE operations,
+    except ``math.log`` and ``math.exp``, which are CUDA's (libdevice, within
+    1-2 units in the last place) on a GPU; on numba's simulator they are
+    Python's and the scores are equal to the bit.
+
+    Parameters
+    ----------
+    baseline : CUDA array
+        The baseline's int64 statistics rows ``(n_segments, 2 + 2 * N)``
+        (:func:`fastbleu.gpu.bleu_statistics`).
+    systems : list of CUDA arrays
+        Each system's rows of the same segments, in the same shape.
+    formula : BLEUFormula, optional
+        ``BLEU(...).formula``; default ``BLEU(max_ngram_order=N).formula``.
+    n_trials : int
+        Trials (sacrebleu's default is 10,000).
+    seed : int
+        numpy's seed (``numpy.random.default_rng(seed)``), a non-negative int.
+
+    Returns
+    -------
+    (array, array)
+        A and B, float64 ``(n_systems, n_trials)`` on the device (all NaN if
+        any row is a malformed segment's row of -1, see
+        :func:`fastbleu.gpu.bleu_statistics`).
+    """
+    from .._kernels.cuda import randomization, reduce
+    from .._kernels.cuda.loader import cuda
+    from ..metrics.bleu.formula import BLEUFormula
+
+    if not isinstance(systems, (list, tuple)) or not systems:
+        raise TypeError("systems must be a non-empty list of statistics arrays")
+    if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or \
+            n_trials < 1:
+        raise ValueError(f"n_trials must be a positive int, got {n_trials!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative int (numpy's default_rng seed), "
+                         f"got {seed!r}")
+    n_trials, seed = int(n_trials), int(seed)
+    if formula is not None and not isinstance(formula, BLEUFormula):
+        raise TypeError(f"formula must be a BLEU formula (BLEU(...).formula), got "
+                        f"{type(formula).__name__}")
+    template = next((s for s in [baseline, *systems] if on_device(s)), None)
+    context = Context(cuda, template)
+    views = [context.view(baseline, "baseline")]
+    views += [context.view(s, f"systems[{k}]") for k, s in enumerate(systems)]
+    n, width = views[0].shape if len(views[0].shape) == 2 else (0, -1)
+    if formula is None:
+        formula = BLEUFormula(max(1, (width - 2) // 2))
+    for k, view in enumerate(views):
+        name = "baseline" if k == 0 else f"systems[{k - 1}]"
+        if tuple(view.shape) != (n, formula.row_width) or view.dtype != np.int64:
+            raise ValueError(f"{name} must be int64 rows of shape ({n}, {formula.row_width}), "
+                             f"got {view.dtype} {tuple(view.shape)}")
+    if n == 0:
+        raise ValueError("approximate randomization needs at least one segment")
+    n_systems = len(systems)
+    columns = n_systems * width
+    if columns > reduce.MAX_COLUMNS:
+        raise ValueError(f"at most {reduce.MAX_COLUMNS // width} systems at once")
+    state = np.random.default_rng(seed).bit_generator.state["state"]
+    value, inc = int(state["state"]), int(state["inc"])
+    order = int(formula.kernel_args[0])
+    _, smooth, smooth_value, effective, compensated, weights, scale = formula.kernel_args
+    keep = []
+    views = _one_type(context, views, keep)
+    table = cuda.to_device(randomization.jump_table(inc), stream=context.stream)
+    weights = cuda.to_device(np.ascontiguousarray(weights, dtype=np.float64),
+                             stream=context.stream)
+    diff, owner_diff = context.empty((n, columns), np.int64)
+    scratch, owner_scratch = context.full((n_trials + randomization.EXTRA_ROWS, columns),
+                                          np.int64, 0)
+    keep += [table, weights, owner_diff, owner_scratch]
+    randomization.lay_out_kernel(n_systems, order)[
+        min(blocks(n), 1024), threads(), context.stream](tuple(views), diff, scratch, n_trials)
+    outputs = -(-n_trials * n // 64)
+    randomization.randomization_sums_kernel(n_systems, order)[
+        min(blocks(outputs), 1024), threads(), context.stream](
+            diff, table, np.uint64(value >> 64), np.uint64(value & _M64), n_trials, scratch)
+    out_a, owner_a = context.empty((n_systems, n_trials), np.float64)
+    out_b, owner_b = context.empty((n_systems, n_trials), np.float64)
+    randomization.score_trials[blocks(n_trials * n_systems), threads(), context.stream](
+        scratch, n_systems, order, smooth, smooth_value, effective, compensated, weights,
+        float(scale), out_a, out_b)
+    return context.result(out_a, owner_a), context.result(out_b, owner_b)
+
 
 
 def _one_type(context, views, keep):

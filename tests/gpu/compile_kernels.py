@@ -25,7 +25,8 @@ def main() -> int:
 
     cuda.is_available = lambda: True  # compile only: no device is needed, nor used
     dispatcher.get_current_device = lambda: _Device()  # device functions compile for sm_90
-    from fastbleu._kernels.cuda import bootstrap, counting, formula, pairwise, reduce, units
+    from fastbleu._kernels.cuda import (bootstrap, counting, formula, pairwise, randomization,
+                                        reduce, units)
 
     i8, u8, i4, f8, b1 = t.int64, t.uint64, t.int32, t.float64, t.boolean
 
@@ -60,6 +61,13 @@ def main() -> int:
             (A(i4, 2), A(t.int16, 2), A(i4), u8, i8, A(i8, 3))]),
         "score_resamples": (bootstrap.score_resamples, [
             (A(i8, 3), A(i4), i8, i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2))]),
+        "lay_out_pairs": (randomization.lay_out_kernel(2, 4), [
+            (t.UniTuple(rows, 3), rows, rows, i8)]),
+        "randomization_sums": (randomization.randomization_sums_kernel(2, 4), [
+            (rows, A(u8, 2), u8, u8, i8, rows)]),
+        "score_trials": (randomization.score_trials, [
+            (rows, i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2), A(f8, 2))]),
+        "stream_outputs": (randomization.stream_outputs, [(A(u8, 2), u8, u8, A(u8), A(u8))]),
         "fill": (reduce.fill, [(A(f8), f8), (A(i8), i8)]),
         "profiles": (pairwise.profiles, [
             (*table, i8, A(i8), A(i8), i8, A(u8), A(i4), A(i4, 2))]),
