@@ -57,7 +57,7 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
         corpus BLEU on resample ``b`` (all NaN if a system has a malformed
         segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`).
     """
-    from .._kernels.cuda import bootstrap, reduce
+    from .._kernels.cuda import bootstrap
     from .._kernels.cuda.loader import cuda
 
     if not isinstance(systems, (list, tuple)) or not systems:
@@ -75,16 +75,10 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
         from ..metrics.bleu.formula import BLEUFormula
 
         formula = BLEUFormula((width - 2) // 2)
-    for k, view in enumerate(views):
-        if view.shape != (n, formula.row_width) or view.dtype != np.int64:
-            raise ValueError(f"systems[{k}] must be int64 rows of shape ({n}, "
-                             f"{formula.row_width}), got {view.dtype} {tuple(view.shape)}")
-    if n == 0:
-        raise ValueError("bootstrap needs at least one segment")
+    _check_rows(views, [f"systems[{k}]" for k in range(len(views))], formula, n, width,
+                "bootstrap", len(views))
     n_systems = len(views)
     total = n_systems * width
-    if total > reduce.MAX_COLUMNS:
-        raise ValueError(f"at most {reduce.MAX_COLUMNS // width} systems at once")
     # int32 rows halve the bytes of every draw's gather (a row's counts are at most its
     # segment's length); the "average" reference length is scaled by 720720, so not then.
     narrow = formula.ref_length != "average"
@@ -154,7 +148,7 @@ def randomization_scores(baseline, systems, formula=None, n_trials: int = 10000,
         any row is a malformed segment's row of -1, see
         :func:`fastbleu.gpu.bleu_statistics`).
     """
-    from .._kernels.cuda import randomization, reduce
+    from .._kernels.cuda import randomization
     from .._kernels.cuda.loader import cuda
     from ..metrics.bleu.formula import BLEUFormula
 
@@ -177,17 +171,10 @@ def randomization_scores(baseline, systems, formula=None, n_trials: int = 10000,
     n, width = views[0].shape if len(views[0].shape) == 2 else (0, -1)
     if formula is None:
         formula = BLEUFormula(max(1, (width - 2) // 2))
-    for k, view in enumerate(views):
-        name = "baseline" if k == 0 else f"systems[{k - 1}]"
-        if tuple(view.shape) != (n, formula.row_width) or view.dtype != np.int64:
-            raise ValueError(f"{name} must be int64 rows of shape ({n}, {formula.row_width}), "
-                             f"got {view.dtype} {tuple(view.shape)}")
-    if n == 0:
-        raise ValueError("approximate randomization needs at least one segment")
+    _check_rows(views, ["baseline"] + [f"systems[{k}]" for k in range(len(systems))],
+                formula, n, width, "approximate randomization", len(systems))
     n_systems = len(systems)
     columns = n_systems * width
-    if columns > reduce.MAX_COLUMNS:
-        raise ValueError(f"at most {reduce.MAX_COLUMNS // width} systems at once")
     state = np.random.default_rng(seed).bit_generator.state["state"]
     value, inc = int(state["state"]), int(state["inc"])
     order = int(formula.kernel_args[0])
@@ -232,6 +219,21 @@ def _one_type(context, views, keep):
             view = copy
         out.append(view)
     return out
+
+
+def _check_rows(views, names, formula, n, width, what, n_summed) -> None:
+    """Every view int64 rows of ``formula``'s width and one length, at least one segment,
+    and not more systems than one kernel's columns hold."""
+    from .._kernels.cuda import reduce
+
+    for name, view in zip(names, views):
+        if tuple(view.shape) != (n, formula.row_width) or view.dtype != np.int64:
+            raise ValueError(f"{name} must be int64 rows of shape ({n}, {formula.row_width}), "
+                             f"got {view.dtype} {tuple(view.shape)}")
+    if n == 0:
+        raise ValueError(f"{what} needs at least one segment")
+    if n_summed * width > reduce.MAX_COLUMNS:
+        raise ValueError(f"at most {reduce.MAX_COLUMNS // width} systems at once")
 
 
 def split(n: int, k: int) -> int:
