@@ -94,7 +94,8 @@ class References:
             first = sys_codes[done:done + n] == base
             if first.any():
                 mask = pa.array(first)
-                anchors.append(batch.select(refs).filter(mask))
+                # each column once: the same --ref-column twice is two references
+                anchors.append(batch.select(list(dict.fromkeys(refs))).filter(mask))
                 words.append(word_counts(batch.column(refs[0]).filter(mask)))
             done += n
         # the baseline's rows are segments 0..n-1 in table order: their references in order

@@ -179,3 +179,20 @@ def test_shared_references_repair_text_as_the_row_path_does(tools, tmp_path):
     for m in range(len(metrics)):
         for s in range(len(shared.systems)):
             assert np.array_equal(shared.system_rows(m, s), by_row.system_rows(m, s))
+
+
+def test_the_same_reference_column_twice_equals_the_row_path(tools):
+    """``--ref-column ref --ref-column ref``: table mode scores two references (nrefs:2);
+    the shared path read the columns once but selected them twice from a record batch,
+    a pyarrow KeyError shown as fastbleu's internal error."""
+    table = tools.systems_table(3, 20)
+    metrics = [("bleu", {}), ("chrf", {})]
+    refs = ("ref", "ref")
+    shared = compare_table.from_table(table, refs=refs, group_by=["domain"], metrics=metrics)
+    by_row = compare_table.from_table(table, refs=refs, group_by=["domain"],
+                                      metrics=metrics + [("ter", {})])
+    assert shared.num_refs == by_row.num_refs == 2
+    assert np.array_equal(shared.ref_words, by_row.ref_words)
+    for m in range(len(metrics)):
+        for s in range(len(shared.systems)):
+            assert np.array_equal(shared.system_rows(m, s), by_row.system_rows(m, s))
