@@ -65,16 +65,17 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or \
             n_samples < 1:
         raise ValueError(f"n_samples must be a positive int, got {n_samples!r}")
+    _check_count(n_samples, "n_samples")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or \
             not 0 <= int(seed) < 2 ** 64:
         raise ValueError(f"seed must be an int from 0 to 2**64 - 1, got {seed!r}")
     context = Context(cuda, next((s for s in systems if on_device(s)), None))
     views = [context.view(s, f"systems[{k}]") for k, s in enumerate(systems)]
-    n, width = views[0].shape
+    n, width = views[0].shape if len(views[0].shape) == 2 else (0, -1)
     if formula is None:
         from ..metrics.bleu.formula import BLEUFormula
 
-        formula = BLEUFormula((width - 2) // 2)
+        formula = BLEUFormula(max(1, (width - 2) // 2))
     _check_rows(views, [f"systems[{k}]" for k in range(len(views))], formula, n, width,
                 "bootstrap", len(views))
     n_systems = len(views)
@@ -157,6 +158,7 @@ def randomization_scores(baseline, systems, formula=None, n_trials: int = 10000,
     if isinstance(n_trials, bool) or not isinstance(n_trials, (int, np.integer)) or \
             n_trials < 1:
         raise ValueError(f"n_trials must be a positive int, got {n_trials!r}")
+    _check_count(n_trials, "n_trials")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
         raise ValueError(f"seed must be a non-negative int (numpy's default_rng seed), "
                          f"got {seed!r}")
@@ -219,6 +221,16 @@ def _one_type(context, views, keep):
             view = copy
         out.append(view)
     return out
+
+
+def _check_count(value, name: str) -> None:
+    """At most the CPU's ``MAX_SAMPLES``: refused before the scores (or AR's sums) are
+    allocated on the device."""
+    from .._limits import MAX_SAMPLES
+
+    if value > MAX_SAMPLES:
+        raise ValueError(f"{name} must be at most {MAX_SAMPLES:,} (as on the CPU), "
+                         f"got {value:,}")
 
 
 def _check_rows(views, names, formula, n, width, what, n_summed) -> None:

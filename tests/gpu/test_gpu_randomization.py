@@ -187,3 +187,13 @@ def test_the_coins_are_numpy_s_one_call():
                 np.testing.assert_array_equal(got, expected)
             else:
                 np.testing.assert_allclose(got, expected, rtol=1e-14)
+
+
+def test_randomization_refuses_too_many_trials():
+    """Refused before the (n_trials, columns) sums are allocated, at the CPU's limit."""
+    from fastbleu._limits import MAX_SAMPLES
+
+    rows = gpu.bleu_statistics(np.array([[1, 2, 3]]), np.array([[1, 2, 3]]))
+    for huge in (MAX_SAMPLES + 1, 10 ** 12, 2 ** 62):
+        with pytest.raises(ValueError, match="n_trials must be at most"):
+            gpu.randomization_scores(rows, [rows], n_trials=huge)

@@ -135,3 +135,18 @@ def test_a_malformed_row_makes_every_resample_nan():
     scores = host(gpu.bootstrap_scores([good, bad], n_samples=3, seed=2))
     assert np.isnan(scores).all()
     assert not np.isnan(host(gpu.bootstrap_scores([good, good], n_samples=3, seed=2))).any()
+
+
+def test_bootstrap_refuses_what_it_cannot_hold():
+    """Too many resamples are refused before anything is allocated (the CPU's limit), and
+    rows that are not 2-D say what they should be (not a tuple-unpacking error)."""
+    from fastbleu._limits import MAX_SAMPLES
+
+    rows = gpu.bleu_statistics(np.array([[1, 2]]), np.array([[1, 2]]))
+    for huge in (MAX_SAMPLES + 1, 10 ** 12, 2 ** 62):
+        with pytest.raises(ValueError, match="n_samples must be at most"):
+            gpu.bootstrap_scores([rows], n_samples=huge)
+    flat = host(rows)
+    for shape in (flat[0], flat[None]):
+        with pytest.raises(ValueError, match="int64 rows"):
+            gpu.bootstrap_scores([shape], n_samples=2)
