@@ -200,7 +200,8 @@ def run(args) -> None:
         inputs = list(args.refs) + list(args.input) + ([args.src] if args.src else [])
         from ..compare.output import check_outputs
 
-        check_outputs(*api.output_paths(args.output, options["markdown"]), inputs)
+        check_outputs(*api.output_paths(args.output, options["markdown"]), inputs,
+                      default_markdown=options["markdown"] is True)
         names, systems, references = read_text_inputs(args)
         source = dict(zip(names, map(_arrow, systems)))
         references = [_arrow(stream) for stream in references]

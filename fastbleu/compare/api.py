@@ -166,7 +166,7 @@ def report(source, references=None, *, output=None, markdown=True, n_samples: in
     if html_path is not None:
         import matplotlib  # noqa: F401  (the charts need it: fail before the work)
 
-        check_outputs(html_path, md_path, read)
+        check_outputs(html_path, md_path, read, default_markdown=markdown is True)
     corpus = load(source, references, **options)
     found = compare(corpus, n_samples=n_samples, seed=seed, alpha=alpha, pair=pair,
                     examples=examples, title=title)

@@ -14,15 +14,28 @@ import os
 from ..errors import InputError
 
 
-def check_outputs(html: str, markdown: str | None, inputs: list) -> None:
-    """Refuse, before any work, outputs that may not be written (InputError, one line)."""
+def check_outputs(html: str, markdown: str | None, inputs: list,
+                  default_markdown: bool = False) -> None:
+    """Refuse, before any work, outputs that may not be written (InputError, one line).
+
+    ``default_markdown``: the summary's path was not chosen but derived from the page's
+    (``NAME.md``), so a refusal of it says how to choose another or none.
+    """
     from ..tables.targets import check_writable
 
     if markdown is not None and os.path.realpath(html) == os.path.realpath(markdown):
         raise InputError(f"{html}: the HTML page and the Markdown summary need two paths")
-    for path in [html] + ([markdown] if markdown is not None else []):
+    outputs = [(html, False)] + ([(markdown, default_markdown)] if markdown is not None else [])
+    for path, derived in outputs:
         for source in inputs or [None]:
-            check_writable(path, source)
+            try:
+                check_writable(path, source)
+            except InputError as error:
+                if not derived:
+                    raise
+                raise InputError(f"{error} (the Markdown summary's default path, beside the "
+                                 "page: choose another with --markdown PATH (markdown=PATH), "
+                                 "or none with --no-markdown (markdown=False))") from None
 
 
 def write_outputs(report, html: str, markdown: str | None, inputs: list) -> None:

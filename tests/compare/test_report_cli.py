@@ -87,6 +87,24 @@ def test_inputs_are_never_written_over(tmp_path, capsys, tools, table8):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["link.html", "sys.txt"]
 
 
+def test_a_default_summary_onto_an_input_says_how_to_choose(tmp_path, capsys, tools):
+    """``-o sys.html`` puts the summary at ``sys.md``; when that is an input, the refusal
+    names the flags that choose another path or none (only then: a chosen path is the
+    user's own words and needs no hint)."""
+    S = tools.SAMPLE
+    system = tmp_path / "sys.md"
+    system.write_bytes(S["sys-A"].read_bytes())
+    base = ["report", str(S["ref-A"]), "-i", str(system), "-o", str(tmp_path / "sys.html")]
+    status, stdout, stderr = run(base, capsys)
+    assert (status, stdout) == (2, "") and stderr.count("\n") == 1
+    assert "not writing over it" in stderr and "--no-markdown" in stderr
+    status, _, stderr = run(base[:-2] + ["-o", str(tmp_path / "r.html"), "--markdown",
+                                         str(system)], capsys)
+    assert status == 2 and "not writing over it" in stderr and "--no-markdown" not in stderr
+    assert run(base + ["--no-markdown"], capsys)[0] == 0
+    assert system.read_bytes() == S["sys-A"].read_bytes()
+
+
 @pytest.mark.parametrize("case", ["missing", "empty", "short", "column"])
 def test_bad_inputs(case, tmp_path, capsys, tools, table8):
     S = tools.SAMPLE
