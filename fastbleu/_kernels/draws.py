@@ -99,36 +99,52 @@ def _output(hi, lo):
     return (x >> rot) | (x << ((-rot) & _S63))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _words_from(base, word):
+    """The stream at 32-bit word ``word``, as ``(hi, lo, inc_hi, inc_lo, x, half)`` for
+    :func:`_next_word`: ``x`` the current output, ``half`` 1 when its high word is next."""
+    hi, lo, inc_hi, inc_lo, skip_low = _seek(base, word)
+    if skip_low:  # the low word of the next output is used already
+        hi, lo = _step(hi, lo, inc_hi, inc_lo)
+        return hi, lo, inc_hi, inc_lo, _output(hi, lo), 1
+    return hi, lo, inc_hi, inc_lo, _ZERO, 0
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_word(hi, lo, inc_hi, inc_lo, x, half):
+    """The next 32-bit word, as numpy's ``next_uint32`` takes them (an output's low word,
+    then its high word); returns ``(hi, lo, x, half, word)``."""
+    if half == 0:
+        hi, lo = _step(hi, lo, inc_hi, inc_lo)
+        x = _output(hi, lo)
+        return hi, lo, x, 1, x & _MASK32
+    return hi, lo, x, 0, x >> _S32
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _threshold(bound):
+    """Lemire's threshold for ``n`` = ``bound``: ``2**32 mod n`` (numpy's
+    ``(UINT32_MAX - rng) % rng_excl``); a word whose ``word * n`` has low 32 bits below
+    it is rejected."""
+    return np.uint64((np.uint64(1 << 32) - bound) % bound)
+
+
 @njit(cache=True, nogil=True)
 def rejected_words(base, word, n_words, n, out):
     """Positions (from ``word``) of the words that Lemire's method rejects among
     ``n_words`` words from word ``word`` of ``base``'s stream (see :func:`_seek`);
     returns how many there are (only the first ``len(out)`` are written: call again
     with room for all when the count is larger)."""
-    hi, lo, inc_hi, inc_lo, skip_low = _seek(base, word)
+    hi, lo, inc_hi, inc_lo, x, half = _words_from(base, word)
     bound = np.uint64(n)
-    threshold = np.uint64((np.uint64(1 << 32) - bound) % bound)
+    threshold = _threshold(bound)
     found = 0
-    position = 0
-    half = 1 if skip_low else 0
-    x = _ZERO
-    if skip_low:
-        hi, lo = _step(hi, lo, inc_hi, inc_lo)
-        x = _output(hi, lo)
-    while position < n_words:
-        if half == 0:
-            hi, lo = _step(hi, lo, inc_hi, inc_lo)
-            x = _output(hi, lo)
-            word = x & _MASK32
-            half = 1
-        else:
-            word = x >> _S32
-            half = 0
-        if ((word * bound) & _MASK32) < threshold:
+    for position in range(n_words):
+        hi, lo, x, half, value = _next_word(hi, lo, inc_hi, inc_lo, x, half)
+        if ((value * bound) & _MASK32) < threshold:
             if found < out.shape[0]:
                 out[found] = position
             found += 1
-        position += 1
     return found
 
 
@@ -136,27 +152,15 @@ def rejected_words(base, word, n_words, n, out):
 def bounded_draws(base, word, n, out):
     """Fill ``out`` (int64) with ``Generator.integers(0, n)`` draws from word ``word``
     of ``base``'s stream (see :func:`_seek`); returns the number of words used."""
-    hi, lo, inc_hi, inc_lo, skip_low = _seek(base, word)
+    hi, lo, inc_hi, inc_lo, x, half = _words_from(base, word)
     bound = np.uint64(n)
-    threshold = np.uint64((np.uint64(1 << 32) - bound) % bound)
+    threshold = _threshold(bound)
     used = 0
-    half = 1 if skip_low else 0
-    x = _ZERO
-    if skip_low:
-        hi, lo = _step(hi, lo, inc_hi, inc_lo)
-        x = _output(hi, lo)
     i = 0
     while i < out.shape[0]:
-        if half == 0:
-            hi, lo = _step(hi, lo, inc_hi, inc_lo)
-            x = _output(hi, lo)
-            word = x & _MASK32
-            half = 1
-        else:
-            word = x >> _S32
-            half = 0
+        hi, lo, x, half, value = _next_word(hi, lo, inc_hi, inc_lo, x, half)
         used += 1
-        m = word * bound
+        m = value * bound
         if (m & _MASK32) >= threshold:
             out[i] = np.int64(m >> _S32)
             i += 1
@@ -168,23 +172,11 @@ def coin_flips(base, word, out):
     """Fill ``out`` (bool) with ``Generator.integers(2, dtype=bool)`` coins from word
     ``word`` of ``base``'s stream (see :func:`_seek`): numpy takes 32 coins from each
     32-bit word, lowest bit first, so coin ``i`` is bit ``i % 32`` of word ``i // 32``."""
-    hi, lo, inc_hi, inc_lo, skip_low = _seek(base, word)
-    half = 1 if skip_low else 0
-    x = _ZERO
-    if skip_low:
-        hi, lo = _step(hi, lo, inc_hi, inc_lo)
-        x = _output(hi, lo)
-    i = 0
+    hi, lo, inc_hi, inc_lo, x, half = _words_from(base, word)
     n = out.shape[0]
+    i = 0
     while i < n:
-        if half == 0:
-            hi, lo = _step(hi, lo, inc_hi, inc_lo)
-            x = _output(hi, lo)
-            bits = x & _MASK32
-            half = 1
-        else:
-            bits = x >> _S32
-            half = 0
+        hi, lo, x, half, bits = _next_word(hi, lo, inc_hi, inc_lo, x, half)
         for b in range(min(32, n - i)):
             out[i + b] = (bits >> np.uint64(b)) & _ONE
         i += 32
