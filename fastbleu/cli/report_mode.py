@@ -17,6 +17,7 @@ line and exit 2, nothing half-written is left behind.
 from __future__ import annotations
 
 import logging
+import sys
 
 from ..errors import InputError
 from .parser import METRIC_NAMES, SMOOTH_METHODS, _Parser
@@ -35,9 +36,10 @@ def build_report_parser() -> _Parser:
     add = parser.add_argument
     add("refs", nargs="+", metavar="REF", help="reference file(s), or one table")
     add("-i", "--input", nargs="+", metavar="SYS", help="system output files (text mode)")
-    add("-o", "--output", required=True, metavar="REPORT.html", help="the HTML page to write")
+    add("-o", "--output", required=True, metavar="REPORT.html",
+        help="the HTML page to write ('-': standard output)")
     add("--markdown", metavar="PATH", help="the Markdown summary (default: beside the page, "
-                                           "with .md)")
+                                           "with .md; none with -o -)")
     add("--no-markdown", action="store_true", help="write no Markdown summary")
     add("-m", "--metrics", nargs="+", default=["bleu"], metavar="METRIC",
         help="bleu, chrf and/or ter (default: bleu); the first orders the examples")
@@ -137,7 +139,8 @@ def _options(args) -> dict:
         raise InputError(str(error)) from None
     return {"metrics": metrics, "n_samples": n_samples, "seed": args.seed, "alpha": args.alpha, "pair": args.pair,
             "examples": args.examples, "title": args.title,
-            "markdown": False if args.no_markdown else (args.markdown or True)}
+            "markdown": False if args.no_markdown else (
+                args.markdown or (args.output != "-"))}
 
 
 def _is_table(args) -> bool:
@@ -179,6 +182,10 @@ def run(args) -> None:
     from ..compare import api
 
     options = _options(args)
+    to_stdout = args.output == "-"
+    if to_stdout:  # the page on standard output; the summary only where --markdown says
+        import matplotlib  # noqa: F401  (the charts need it: fail before the work)
+    summary = options["markdown"] if isinstance(options["markdown"], str) else None
     if _is_table(args):
         if len(args.refs) != 1 or args.input or args.src or args.num_refs != 1:
             raise InputError("a table is reported on its own: give one table, and no -i, "
@@ -200,17 +207,31 @@ def run(args) -> None:
         inputs = list(args.refs) + list(args.input) + ([args.src] if args.src else [])
         from ..compare.output import check_outputs
 
-        check_outputs(*api.output_paths(args.output, options["markdown"]), inputs,
-                      default_markdown=options["markdown"] is True)
+        if to_stdout:
+            check_outputs(None, summary, inputs)
+        else:
+            check_outputs(*api.output_paths(args.output, options["markdown"]), inputs,
+                          default_markdown=options["markdown"] is True)
         names, systems, references = read_text_inputs(args)
         source = dict(zip(names, map(_arrow, systems)))
         references = [_arrow(stream) for stream in references]
         if args.src:
             options["sources"] = _read_source(args.src, args.encoding, args.encoding_errors)
     protect = inputs if references is not None else []  # a table source is protected anyway
-    found = api.report(source, references, output=args.output, protect=protect, **options)
+    if not to_stdout:
+        found = api.report(source, references, output=args.output, protect=protect, **options)
+        files = found.files
+    else:
+        from ..compare.output import check_outputs, write_outputs
+
+        read = protect if references is not None else [source]
+        check_outputs(None, summary, read)
+        options["markdown"] = False
+        found = api.report(source, references, output=None, **options)
+        write_outputs(found, None, summary, read, stream=sys.stdout)
+        files = ["the page to standard output"] + ([summary] if summary else [])
     if not args.quiet:
-        say(f"fastbleu: wrote {' and '.join(found.files)} ({len(found.systems)} systems, "
+        say(f"fastbleu: wrote {' and '.join(files)} ({len(found.systems)} systems, "
             f"{found.n_segments:,} segments)")
 
 

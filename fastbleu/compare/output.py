@@ -14,18 +14,21 @@ import os
 from ..errors import InputError
 
 
-def check_outputs(html: str, markdown: str | None, inputs: list,
+def check_outputs(html: str | None, markdown: str | None, inputs: list,
                   default_markdown: bool = False) -> None:
     """Refuse, before any work, outputs that may not be written (InputError, one line).
 
+    ``html`` None: the page goes to a stream (the command's ``-o -``), not a file.
     ``default_markdown``: the summary's path was not chosen but derived from the page's
     (``NAME.md``), so a refusal of it says how to choose another or none.
     """
     from ..tables.targets import check_writable
 
-    if markdown is not None and os.path.realpath(html) == os.path.realpath(markdown):
+    if html is not None and markdown is not None and \
+            os.path.realpath(html) == os.path.realpath(markdown):
         raise InputError(f"{html}: the HTML page and the Markdown summary need two paths")
-    outputs = [(html, False)] + ([(markdown, default_markdown)] if markdown is not None else [])
+    outputs = ([(html, False)] if html is not None else []) + \
+        ([(markdown, default_markdown)] if markdown is not None else [])
     for path, derived in outputs:
         for source in inputs or [None]:
             try:
@@ -38,15 +41,22 @@ def check_outputs(html: str, markdown: str | None, inputs: list,
                                  "or none with --no-markdown (markdown=False))") from None
 
 
-def write_outputs(report, html: str, markdown: str | None, inputs: list) -> None:
-    """Render ``report`` and write the page (and the summary) safely."""
+def write_outputs(report, html: str | None, markdown: str | None, inputs: list,
+                  stream=None) -> None:
+    """Render ``report`` and write the page (and the summary) safely.
+
+    ``html`` None: the page is written to ``stream`` (a text stream), after the summary
+    file is in place; the summary then links to no page.
+    """
     from ..tables.writers import AtomicFile
     from .markdown import render_markdown
     from .page import render_page
 
-    texts = [(html, render_page(report))]
+    page = render_page(report)
+    texts = [(html, page)] if html is not None else []
     if markdown is not None:
-        texts.append((markdown, render_markdown(report, os.path.basename(html))))
+        texts.append((markdown, render_markdown(
+            report, os.path.basename(html) if html is not None else None)))
     check_outputs(html, markdown, inputs)  # again: the inputs may have moved meanwhile
     files = []
     try:
@@ -61,3 +71,6 @@ def write_outputs(report, html: str, markdown: str | None, inputs: list) -> None
         for out in files:
             out.discard()
         raise
+    if html is None:
+        stream.write(page)
+        stream.flush()

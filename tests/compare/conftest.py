@@ -53,7 +53,11 @@ def systems_table(n_systems: int, n_segments: int, domains: int = 3, seed: int =
 
 def page_data(path: Path) -> dict:
     """The data a report page embeds (``#report-data``)."""
-    text = Path(path).read_text(encoding="utf-8")
+    return page_data_text(Path(path).read_text(encoding="utf-8"))
+
+
+def page_data_text(text: str) -> dict:
+    """The data a report page's text embeds (``#report-data``)."""
     found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text,
                       re.S)
     return json.loads(found.group(1))
@@ -91,5 +95,5 @@ def _browser_module():
 def tools():
     """The helpers of this file, and the browser driver (``tools.browser``)."""
     return SimpleNamespace(SAMPLE=SAMPLE, lines=lines, damaged=damaged,
-                           systems_table=systems_table, page_data=page_data,
+                           systems_table=systems_table, page_data=page_data, page_data_text=page_data_text,
                            fastbleu_json=fastbleu_json, browser=_browser_module())

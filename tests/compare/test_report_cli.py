@@ -142,3 +142,60 @@ def test_without_matplotlib_one_line_names_the_extra(tmp_path, capsys, monkeypat
     assert stderr == ("fastbleu: error: fastbleu report draws its charts with matplotlib, "
                       "which is not installed: pip install 'fastbleu[report]'\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_dash_writes_the_page_to_standard_output(tmp_path, capsys, tools, table8,
+                                                 monkeypatch):
+    """``-o -`` prints the page (no file named ``-``, no ``-.md``); a summary is written
+    only where ``--markdown`` says, and links to no page; the page equals the file's."""
+    S = tools.SAMPLE
+    monkeypatch.chdir(tmp_path)
+    base = ["report", str(S["ref-A"]), "-i", str(S["sys-A"]), str(S["sys-B"]), "-pbsn", "50"]
+    status, stdout, stderr = run(base + ["-o", "-"], capsys)
+    assert status == 0 and list(tmp_path.iterdir()) == []
+    assert stdout.startswith("<!DOCTYPE html>") and stdout.rstrip().endswith("</html>")
+    assert stderr.startswith("fastbleu: wrote the page to standard output (2 systems")
+    assert run(base + ["-o", "r.html", "--no-markdown"], capsys)[0] == 0
+    assert (tmp_path / "r.html").read_text(encoding="utf-8") == stdout
+    summary = tmp_path / "summary.md"
+    status, stdout, stderr = run(base + ["-o", "-", "--markdown", str(summary), "-q"], capsys)
+    assert status == 0 and stderr == "" and stdout.startswith("<!DOCTYPE html>")
+    text = summary.read_text(encoding="utf-8")
+    assert str(S["sys-A"].name) in text and "BLEU" in text
+    assert "The charts, every pair and the examples" not in text  # no page to link to
+    status, stdout, _ = run(["report", str(table8), "-m", "bleu", "-pbsn", "20", "-q",
+                             "-o", "-"], capsys)
+    assert status == 0 and tools.page_data_text(stdout)["report"]["systems"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.html", "summary.md"]
+
+
+def test_dash_with_a_summary_onto_an_input_is_refused_before_any_output(tmp_path, capsys,
+                                                                        tools, table8):
+    S = tools.SAMPLE
+    system = tmp_path / "sys.txt"
+    system.write_bytes(S["sys-A"].read_bytes())
+    for argv in ([str(S["ref-A"]), "-i", str(system), "--markdown", str(system)],
+                 [str(table8), "--markdown", str(table8)]):
+        status, stdout, stderr = run(["report", *argv, "-o", "-"], capsys)
+        assert (status, stdout) == (2, "")
+        assert stderr.count("\n") == 1 and "not writing over it" in stderr
+    assert system.read_bytes() == S["sys-A"].read_bytes()
+
+
+def test_dash_into_a_closed_pipe_exits_quietly(tmp_path, tools):
+    """``fastbleu report ... -o - | head -c 10``: the reader leaves early; the command ends
+    with the broken-pipe status and no traceback."""
+    import subprocess
+    import sys
+
+    S = tools.SAMPLE
+    command = [sys.executable, "-m", "fastbleu", "report", str(S["ref-A"]), "-i",
+               str(S["sys-A"]), "-pbsn", "20", "-o", "-"]
+    writer = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              cwd=tmp_path)
+    head = writer.stdout.read(10)
+    writer.stdout.close()
+    stderr = writer.stderr.read().decode()
+    assert writer.wait(timeout=120) in (0, 141, -13)
+    assert head == b"<!DOCTYPE " and "Traceback" not in stderr
+    assert list(tmp_path.iterdir()) == []
