@@ -28,8 +28,9 @@ What is measured (one H100 in the issue; any CUDA GPU, or numba's simulator with
    pseudo-references (the candidates themselves): ``fastbleu.gpu.chrf_matrix``
    against ``fastbleu.pairwise.chrf_matrix`` on all cores (values must agree).
 3. Paired bootstrap of 2 systems x 1,000,000 segments x 1,000 resamples on
-   statistics already on the GPU (``fastbleu.gpu.bootstrap_scores``), checked
-   against the CPU's sums of the same draws for two resamples.
+   statistics already on the GPU (``fastbleu.gpu.bootstrap_scores``, numpy's
+   draws made on the device), checked against the CPU's sums of sacrebleu's
+   draws (``default_rng(seed).choice``) for the first two resamples.
 4. Approximate randomization of 2 systems against a baseline x 1,000,000
    segments x 1,000 trials on statistics already on the GPU
    (``fastbleu.gpu.randomization_scores``, numpy's coins made on the device),
@@ -280,20 +281,9 @@ def chrf_case(args, clock, lib, results):
     print(json.dumps(case), flush=True)
 
 
-def draws(seed, resample, n):
-    """The device's bootstrap draws, vectorized in numpy (see fastbleu._kernels.cuda.reduce)."""
-    def mix(h):
-        h = h ^ (h >> np.uint64(30))
-        h = h * np.uint64(0xBF58476D1CE4E5B9)
-        h = h ^ (h >> np.uint64(27))
-        h = h * np.uint64(0x94D049BB133111EB)
-        return h ^ (h >> np.uint64(31))
-    with np.errstate(over="ignore"):
-        base = mix(np.array([seed + resample], dtype=np.uint64))[0]
-        h = mix(base + np.arange(n, dtype=np.uint64))
-        low, high = h & np.uint64(0xFFFFFFFF), h >> np.uint64(32)
-        n64 = np.uint64(n)  # n < 2**32: mulhi(h, n) = (high * n + (low * n >> 32)) >> 32
-        return ((high * n64 + ((low * n64) >> np.uint64(32))) >> np.uint64(32)).astype(np.int64)
+def draws(seed, resamples, n):
+    """sacrebleu's first ``resamples`` bootstrap resamples, which the device draws too."""
+    return np.random.default_rng(seed).choice(n, size=(resamples, n), replace=True)
 
 
 def bootstrap_case(args, clock, lib, results):
@@ -323,8 +313,9 @@ def bootstrap_case(args, clock, lib, results):
     scores = lib["host"](gpu.bootstrap_scores(systems, formula, n_samples=samples, seed=12345))
     rows = [lib["host"](s) for s in systems]
     check = []
+    first = draws(12345, 2, n)
     for b in range(2):
-        idx = draws(12345, b, n)
+        idx = first[b]
         expected = [formula.scores(r[idx].sum(axis=0, keepdims=True), check=False)[0]
                     for r in rows]
         check.append(float(np.max(np.abs(scores[:, b] - expected))))

@@ -7,7 +7,7 @@ path's (``fastbleu.BLEU(...).segment_statistics(fastbleu.TokenIds(...))``)
 value for value; :func:`sentence_scores` and :func:`nltk_sentence_bleu`
 score them on the device, :func:`corpus_statistics` sums them;
 :func:`bootstrap_scores` and :func:`randomization_scores` resample them for
-paired significance tests (the latter on numpy's own coins, as sacrebleu).  Results are
+paired significance tests (on numpy's own draws and coins, as sacrebleu).  Results are
 arrays of the input's library (torch in, torch out), on its current stream.
 
 Install with ``pip install 'fastbleu[gpu]'`` (numba-cuda with the CUDA 12

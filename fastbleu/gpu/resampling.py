@@ -1,27 +1,29 @@
 """Bootstrap resampling and approximate randomization of statistics already on the GPU.
 
 Paired bootstrap resampling (Koehn, 2004) and approximate randomization
-(Riezler & Maxwell, 2005), as sacrebleu's paired tests use them.
+(Riezler & Maxwell, 2005), as sacrebleu's paired tests use them, on numpy's
+own draws: for the same seed, the resamples and coins are sacrebleu's.
 
 :func:`bootstrap_scores` scores every system on the same resamples of the
-segments in three launches: the systems' rows are laid side by side (in
-full, and compact where they fit), then :mod:`fastbleu._kernels.cuda.bootstrap` draws each
-resample's segments with a counter-based generator on the device and sums
-their rows in registers, a few blocks per resample (no index array, no
-zeroed sums), then adds the blocks' partial rows and scores every system of
-every resample.  Nothing but the seed crosses to the device and the scores
-stay there.
+segments, ``numpy.random.default_rng(seed).choice(n, size=(n_samples, n))``
+as one call (sacrebleu's ``_paired_bs_test``), in four launches: the
+systems' rows are laid side by side (in full, and compact where they fit);
+:mod:`fastbleu._kernels.cuda.resamples` counts the words of numpy's PCG64
+stream that Lemire's method rejects, a stretch a thread (and zeroes the
+sums); then each thread finds its first draw from those counts, makes its
+draws (skipping the rejected words) and adds their rows in registers into
+their resamples' sums; then every system of every resample is scored.  Only
+the generator's state and a table of its jumps cross to the device, nothing
+is read back, and the scores stay there.  The sums are int64 and equal to
+:func:`fastbleu.significance.resampling.bootstrap_scores`'s for
+``numpy.random.default_rng(seed)``.
 
-The draws are not numpy's (sacrebleu's ``default_rng(seed).choice``): for the
-same seed, the resampled scores are not those of
-:func:`fastbleu.significance.paired_bootstrap`, though they estimate the same
-distribution.  Sums are int64 (exact).
-
-:func:`randomization_scores` does use numpy's coins (sacrebleu's
-``default_rng(seed).integers(2, size=(n_trials, n), dtype=bool)``): the device
-makes PCG64's stream from any position (:mod:`fastbleu._kernels.cuda.randomization`),
-so its A and B are those of :func:`fastbleu.significance.resampling.randomization_scores`
-for the same seed, in four launches and nothing read back.
+:func:`randomization_scores` makes numpy's coins (sacrebleu's
+``default_rng(seed).integers(2, size=(n_trials, n), dtype=bool)``) on the
+device from the same stream (:mod:`fastbleu._kernels.cuda.randomization`),
+so its A and B are those of
+:func:`fastbleu.significance.resampling.randomization_scores` for the same
+seed, in four launches and nothing read back.
 """
 
 from __future__ import annotations
@@ -31,24 +33,37 @@ import numpy as np
 from .arrays import Context, blocks, on_device, threads
 
 _M64 = (1 << 64) - 1
-#: Resamples per launch (a grid's second dimension takes at most 65,535 blocks).
-BATCH = 65535
 
 
 def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 12345):
     """Sentence-level statistics of several systems -> their BLEU on each bootstrap resample.
 
+    Resample ``b`` is row ``b`` of numpy's
+    ``numpy.random.default_rng(seed).choice(n_segments, size=(n_samples, n_segments))``
+    (sacrebleu's paired bootstrap, Koehn, 2004, "Statistical significance
+    tests for machine translation evaluation"), drawn on the device: the
+    summed rows are those of
+    :func:`fastbleu.significance.resampling.bootstrap_scores` with
+    ``numpy.random.default_rng(seed)`` (int64, exact), and so are the scores,
+    BLEU's formula in the same IEEE operations except ``math.log`` and
+    ``math.exp``, which are CUDA's (libdevice, within 1-2 units in the last
+    place) on a GPU; on numba's simulator they are Python's and the scores
+    are equal to the bit.  p-values and confidence intervals computed from
+    them are sacrebleu's for the same seed.
+
     Parameters
     ----------
     systems : list of CUDA arrays
         Each system's int64 statistics rows ``(n_segments, 2 + 2 * N)`` of
-        the same segments (:func:`fastbleu.gpu.bleu_statistics`).
+        the same segments (:func:`fastbleu.gpu.bleu_statistics`), at most
+        ``2**32`` segments.
     formula : BLEUFormula, optional
         ``BLEU(...).formula``; default ``BLEU(max_ngram_order=N).formula``.
     n_samples : int
         Resamples (each draws ``n_segments`` segments with replacement).
     seed : int
-        Seed of the device's generator (0 .. 2**64 - 1).
+        numpy's seed (``numpy.random.default_rng(seed)``), a non-negative int;
+        sacrebleu's default is 12345.
 
     Returns
     -------
@@ -57,7 +72,7 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
         corpus BLEU on resample ``b`` (all NaN if a system has a malformed
         segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`).
     """
-    from .._kernels.cuda import bootstrap
+    from .._kernels.cuda import bootstrap, randomization, resamples
     from .._kernels.cuda.loader import cuda
 
     if not isinstance(systems, (list, tuple)) or not systems:
@@ -66,9 +81,10 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
             n_samples < 1:
         raise ValueError(f"n_samples must be a positive int, got {n_samples!r}")
     _check_count(n_samples, "n_samples")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or \
-            not 0 <= int(seed) < 2 ** 64:
-        raise ValueError(f"seed must be an int from 0 to 2**64 - 1, got {seed!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or int(seed) < 0:
+        raise ValueError(f"seed must be a non-negative int (numpy's default_rng seed), "
+                         f"got {seed!r}")
+    n_samples, seed = int(n_samples), int(seed)
     context = Context(cuda, next((s for s in systems if on_device(s)), None))
     views = [context.view(s, f"systems[{k}]") for k, s in enumerate(systems)]
     n, width = views[0].shape if len(views[0].shape) == 2 else (0, -1)
@@ -78,6 +94,9 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
         formula = BLEUFormula(max(1, (width - 2) // 2))
     _check_rows(views, [f"systems[{k}]" for k in range(len(views))], formula, n, width,
                 "bootstrap", len(views))
+    if n > resamples.MAX_N:
+        raise ValueError(f"the GPU bootstrap draws numpy's indices for at most 2**32 segments, "
+                         f"got {n:,}")
     n_systems = len(views)
     total = n_systems * width
     # int32 rows halve the bytes of every draw's gather (a row's counts are at most its
@@ -91,21 +110,27 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     views = _one_type(context, views, keep)
     bootstrap.lay_out[blocks(n * n_systems), threads(), context.stream](
         tuple(views), order, side, compact, flag)
+    state = np.random.default_rng(seed).bit_generator.state["state"]
+    value, inc = int(state["state"]), int(state["inc"])
+    table = cuda.to_device(randomization.jump_table(inc), stream=context.stream)
+    words, stretch, grid = resamples.plan(n_samples * n, n, threads(), *_cut())
+    counts, owner_counts = context.empty(grid * threads(), np.int64)
+    block_counts, owner_blocks = context.empty(grid, np.int64)
+    sums, owner_sums = context.empty((n_samples, total), np.int64)
     out, owner = context.empty((n_systems, n_samples), np.float64)
-    _, smooth, value, effective, compensated, weights, scale = formula.kernel_args
+    _, smooth, smooth_value, effective, compensated, weights, scale = formula.kernel_args
     weights = cuda.to_device(np.ascontiguousarray(weights, dtype=np.float64),
                              stream=context.stream)
-    sums = bootstrap.sums_kernel(n_systems, order)
-    for first in range(0, n_samples, BATCH):
-        k = min(BATCH, n_samples - first)
-        parts = split(n, k)
-        partials, owner_partials = context.empty((k, parts, total), np.int64)
-        keep.append(owner_partials)
-        sums[(parts, k), threads(), context.stream](side, compact, flag, np.uint64(seed),
-                                                    first, partials)
-        bootstrap.score_resamples[blocks(k * n_systems), threads(), context.stream](
-            partials, flag, n_systems, first, order, smooth, value, effective, compensated, weights,
-            float(scale), out)
+    keep += [table, owner_counts, owner_blocks, owner_sums, weights]
+    state_hi, state_lo = np.uint64(value >> 64), np.uint64(value & _M64)
+    resamples.count_rejected[grid, threads(), context.stream](
+        table, state_hi, state_lo, n, words, stretch, counts, block_counts, sums)
+    resamples.sums_kernel(n_systems, order)[grid, threads(), context.stream](
+        side, compact, flag, table, state_hi, state_lo, words, stretch, counts, block_counts,
+        sums)
+    bootstrap.score_resamples[blocks(n_samples * n_systems), threads(), context.stream](
+        sums, flag, n_systems, order, smooth, smooth_value, effective, compensated, weights,
+        float(scale), out)
     return context.result(out, owner)
 
 
@@ -248,11 +273,12 @@ def _check_rows(views, names, formula, n, width, what, n_summed) -> None:
         raise ValueError(f"at most {reduce.MAX_COLUMNS // width} systems at once")
 
 
-def split(n: int, k: int) -> int:
-    """Blocks per resample: enough blocks in all to fill the device (about 1,024), none with
-    fewer than 4,096 draws (2 on the simulator, where a block costs ~0.1 s)."""
+def _cut() -> tuple[int, int]:
+    """``(max_blocks, min_stretch)`` of the bootstrap's draws
+    (:func:`fastbleu._kernels.cuda.resamples.plan`): about 1,024 blocks fill the device,
+    and a thread takes at least 256 words (its jump into the stream and its share of the
+    prefix sum then cost little); 2 blocks and 2 words on the simulator, where a block
+    costs ~0.1 s and small tests still cut the draws many ways."""
     from .._kernels.cuda.loader import simulated
 
-    if simulated():
-        return 2 if n >= 2 else 1
-    return max(1, min(-(-1024 // k), -(-n // 4096)))
+    return (2, 2) if simulated() else (1024, 256)

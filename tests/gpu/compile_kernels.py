@@ -26,7 +26,7 @@ def main() -> int:
     cuda.is_available = lambda: True  # compile only: no device is needed, nor used
     dispatcher.get_current_device = lambda: _Device()  # device functions compile for sm_90
     from fastbleu._kernels.cuda import (bootstrap, counting, formula, pairwise, randomization,
-                                        reduce, units)
+                                        reduce, resamples, units)
 
     i8, u8, i4, f8, b1 = t.int64, t.uint64, t.int32, t.float64, t.boolean
 
@@ -56,11 +56,15 @@ def main() -> int:
         "column_sums": (reduce.column_sums, [(rows, A(i8))]),
         "lay_out": (bootstrap.lay_out, [(t.UniTuple(rows, 2), i8, A(i4, 2), A(t.int16, 2),
                                          A(i4))]),
-        "resample_sums": (bootstrap.sums_kernel(2, 4), [
-            (rows, A(t.int16, 2), A(i4), u8, i8, A(i8, 3)),
-            (A(i4, 2), A(t.int16, 2), A(i4), u8, i8, A(i8, 3))]),
+        "count_rejected": (resamples.count_rejected, [
+            (A(u8, 2), u8, u8, i8, i8, i8, A(i8), A(i8), rows)]),
+        "resample_sums": (resamples.sums_kernel(2, 4), [
+            (rows, A(t.int16, 2), A(i4), A(u8, 2), u8, u8, i8, i8, A(i8), A(i8), rows),
+            (A(i4, 2), A(t.int16, 2), A(i4), A(u8, 2), u8, u8, i8, i8, A(i8), A(i8), rows)]),
+        "draw_indices": (resamples.draw_indices, [
+            (A(u8, 2), u8, u8, i8, i8, i8, A(i8), A(i8), A(i8))]),
         "score_resamples": (bootstrap.score_resamples, [
-            (A(i8, 3), A(i4), i8, i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2))]),
+            (rows, A(i4), i8, i8, i8, f8, b1, b1, A(f8), f8, A(f8, 2))]),
         "lay_out_pairs": (randomization.lay_out_kernel(2, 4), [
             (t.UniTuple(rows, 3), rows, rows, i8)]),
         "randomization_sums": (randomization.randomization_sums_kernel(2, 4), [

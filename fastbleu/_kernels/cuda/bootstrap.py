@@ -1,34 +1,23 @@
-"""Paired bootstrap resamples on the device in one pass: draws, sums and scores (Koehn, 2004).
-
-Draw ``j`` of resample ``b`` is segment ``mulhi(finish(finish(seed + b) + j), n)``
-(:func:`draw`: splitmix64's finaliser as a counter-based generator;
-``mulhi`` the high word of the 128-bit product, which maps 64 random bits to
-``0..n-1`` with a bias below ``n / 2**64``).  The same seed gives the same
-resamples on every device and on the simulator, but not numpy's draws
-(sacrebleu's), which would have to be made on the host and copied.
+"""Paired bootstrap on the device: the rows laid out, and the resamples scored (Koehn, 2004).
 
 :func:`lay_out` puts the systems' rows side by side (one row a segment, so
 a draw reads one place), in full and in a compact int16 form of the lengths
 and matches alone (BLEU's totals follow from the hypothesis length), and
-flags rows that do not fit it.  :func:`sums_kernel` gives the kernel for a
-number of systems and orders: a block sums a stretch of one resample's
-draws, each thread adding its draws' rows into accumulators held in
-registers (the sizes are compile-time constants, so the loops over columns
-unroll), then the block adds them up in shared memory and writes one
-partial row; no index array and no zeroed sums are made.
-:func:`score_resamples` adds a resample's partial rows and scores each
-system's part with :func:`.formula.bleu_of_row` (a thread per resample and
-system), writing ``out[system, resample]``.
+flags rows that do not fit it.  :mod:`.resamples` then draws numpy's indices
+(sacrebleu's ``default_rng(seed).choice(n, size=(n_samples, n))``) and sums
+each resample's rows.  :func:`score_resamples` scores each system's part of
+a resample's sums with :func:`.formula.bleu_of_row` (a thread per resample
+and system), writing ``out[system, resample]``.  :func:`high_word` is the
+high word of a 64 x 64-bit product on 32-bit halves (the simulator has no
+128-bit integers), for :func:`.randomization.mul128`.
 """
 
 import math
-from functools import lru_cache
 
 import numpy as np
 
 from .formula import MAX_ORDER, bleu_of_row
 from .loader import CACHED, cuda
-from .tokens import finish
 
 _S32 = np.uint64(32)
 _LOW = np.uint64(0xFFFFFFFF)
@@ -47,7 +36,7 @@ def high_word(a, b):
     a_hi = a >> _S32
     b_lo = b & _LOW
     b_hi = b >> _S32
-    if b_hi == 0:  # b < 2**32 (any n of segments in practice): two 32 x 32-bit products
+    if b_hi == 0:  # b < 2**32: two 32 x 32-bit products
         return (a_hi * b_lo + ((a_lo * b_lo) >> _S32)) >> _S32
     lo_lo = a_lo * b_lo
     hi_lo = a_hi * b_lo
@@ -55,13 +44,6 @@ def high_word(a, b):
     hi_hi = a_hi * b_hi
     cross = (lo_lo >> _S32) + (hi_lo & _LOW) + lo_hi
     return hi_hi + (hi_lo >> _S32) + (cross >> _S32)
-
-
-@cuda.jit(device=True)
-def draw(resample_key, j, n):
-    """Segment of draw ``j`` of the resample whose key is ``finish(seed + b)``
-    (``0 <= result < n``)."""
-    return np.int64(high_word(finish(resample_key + np.uint64(j)), np.uint64(n)))
 
 
 @cuda.jit(**CACHED)
@@ -98,86 +80,23 @@ def lay_out(systems, max_order, side, compact, flag):
             cuda.atomic.or_(flag, 0, FULL)
 
 
-@lru_cache(maxsize=None)
-def sums_kernel(n_systems: int, max_order: int):
-    """The kernel that sums resampled rows of ``n_systems`` systems of ``max_order`` orders
-    (made once per shape, whose sizes are compile-time constants: the loops over columns
-    unroll and the sums stay in registers):
-    ``kernel[(parts, k), threads](side, compact, flag, seed, first, partials)`` writes
-    ``partials[b, p]``, the sum of part ``p`` of the ``n`` draws of resample
-    ``first + b`` (``(k, parts, n_systems * row_width)`` int64; the parts split the
-    draws evenly).  Where ``flag[0]`` is 0 it reads the compact rows (about a third of
-    the bytes: a million segments of two systems fit a GPU's L2 cache) and adds the
-    totals from the hypothesis lengths; else the full rows."""
-    systems = int(n_systems)
-    order = int(max_order)
-    row_width = 2 + 2 * order
-    compact_width = 2 + order
-    columns = systems * row_width
-
-    @cuda.jit
-    def resample_sums(side, compact, flag, seed, first, partials):
-        acc = cuda.local.array(columns, np.int64)
-        block = cuda.shared.array(columns, np.int64)
-        t = cuda.threadIdx.x
-        n = side.shape[0]
-        b = cuda.blockIdx.y
-        parts = cuda.gridDim.x
-        for c in range(columns):
-            acc[c] = 0
-        for c in range(t, columns, cuda.blockDim.x):
-            block[c] = 0
-        cuda.syncthreads()
-        key = finish(seed + np.uint64(first + b))
-        stretch = (n + parts - 1) // parts
-        lo = cuda.blockIdx.x * stretch
-        hi = min(n, lo + stretch)
-        if flag[0] == 0:
-            for j in range(lo + t, hi, cuda.blockDim.x):
-                row = draw(key, j, n)
-                for s in range(systems):
-                    hyp_len = np.int64(compact[row, s * compact_width])
-                    acc[s * row_width] += hyp_len
-                    for c in range(1, compact_width):
-                        acc[s * row_width + c] += np.int64(compact[row, s * compact_width + c])
-                    for m in range(order):
-                        acc[s * row_width + 2 + order + m] += max(hyp_len - m, 0)
-        else:
-            for j in range(lo + t, hi, cuda.blockDim.x):
-                row = draw(key, j, n)
-                for c in range(columns):
-                    acc[c] += np.int64(side[row, c])
-        for c in range(columns):
-            if acc[c] != 0:
-                cuda.atomic.add(block, c, acc[c])
-        cuda.syncthreads()
-        for c in range(t, columns, cuda.blockDim.x):
-            partials[b, cuda.blockIdx.x, c] = block[c]
-
-    return resample_sums
-
-
 @cuda.jit(**CACHED)
-def score_resamples(partials, flag, n_systems, first, max_order, smooth, smooth_value,
-                    effective_order, compensated, weights, ref_scale, out):
-    """``out[s, first + b]`` = BLEU of system ``s``'s columns of the summed partial rows of
-    resample ``b`` (a thread per resample and system); NaN everywhere when a row was
-    malformed (``flag[0]`` has ``MALFORMED``)."""
+def score_resamples(sums, flag, n_systems, max_order, smooth, smooth_value, effective_order,
+                    compensated, weights, ref_scale, out):
+    """``out[s, b]`` = BLEU of system ``s``'s columns of resample ``b``'s ``sums`` (a thread
+    per resample and system); NaN everywhere when a row was malformed (``flag[0]`` has
+    ``MALFORMED``)."""
     row = cuda.local.array(_ROW, np.int64)
     precisions = cuda.local.array(MAX_ORDER, np.float64)
-    k = partials.shape[0]
-    parts = partials.shape[1]
+    k = sums.shape[0]
     row_width = 2 + 2 * max_order
     for i in range(cuda.grid(1), k * n_systems, cuda.gridsize(1)):
         b = i // n_systems
         s = i - b * n_systems
-        for c in range(row_width):
-            total = 0
-            for p in range(parts):
-                total += partials[b, p, s * row_width + c]
-            row[c] = total
         if flag[0] & MALFORMED:
-            out[s, first + b] = math.nan
+            out[s, b] = math.nan
             continue
-        out[s, first + b] = bleu_of_row(row, max_order, smooth, smooth_value, effective_order,
-                                        compensated, weights, ref_scale, precisions)
+        for c in range(row_width):
+            row[c] = sums[b, s * row_width + c]
+        out[s, b] = bleu_of_row(row, max_order, smooth, smooth_value, effective_order,
+                                compensated, weights, ref_scale, precisions)
