@@ -11,7 +11,12 @@
   global memory for segments too long for shared memory);
 * :mod:`.formula` scores rows (sacrebleu's BLEU, NLTK's sentence BLEU);
 * :mod:`.reduce` sums columns and copies ids into one type;
-* :mod:`.bootstrap` draws, sums and scores bootstrap resamples in one pass.
+* :mod:`.bootstrap` lays the systems' rows out for resampling and scores the resamples;
+* :mod:`.resamples` draws numpy's own bootstrap indices (sacrebleu's) and sums the
+  drawn rows as it draws them;
+* :mod:`.randomization` makes numpy's PCG64 stream on the device, and approximate
+  randomization's coins and sums from it;
+* :mod:`.units` cuts text into chrF's units, :mod:`.pairwise` makes MBR matrices.
 
 Importing any of them imports numba.cuda; :mod:`fastbleu.gpu` does so only
 when it is handed a CUDA array.
