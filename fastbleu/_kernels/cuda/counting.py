@@ -289,9 +289,11 @@ def prepare_segment(values, offsets, valid, ragged, width, pad_id, use_pad, eos_
 
 @cuda.jit(device=True)
 def segment_row(count, i, max_order, ref_length, average_scale, short_tokens, shared_slots,
-                bad, out, summary):
-    """Row ``i``'s lengths, totals and zero matches; returns how its matches are counted
-    (``NONE`` for none, or a malformed segment, whose row is all -1)."""
+                bad, out, summary, present_refs):
+    """Row ``i``'s lengths, totals and zero matches, and its references present in
+    ``present_refs[i]`` (sacrebleu's ``num_refs`` is their minimum where it equals their
+    maximum); returns how its matches are counted (``NONE`` for none, or a malformed
+    segment, whose row is all -1)."""
     hyp_len = count[0, i]
     closest_diff = _BIG
     closest_len = -1
@@ -311,6 +313,7 @@ def segment_row(count, i, max_order, ref_length, average_scale, short_tokens, sh
         total += ref_len
         present += 1
         longest = max(longest, ref_len)
+    present_refs[i] = present
     if present == 0:
         cuda.atomic.min(summary, MISSING, i)
     if present == 0 or bad:
@@ -427,7 +430,7 @@ def key_room(groups, short_tokens, shared_slots):
 @cuda.jit(**CACHED)
 def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, average_scale,
               short_tokens, shared_slots, spread, hashes, start, count, keys_g, counts_g, out,
-              summary):
+              summary, present_refs):
     """Token ids of every stream -> statistics rows, in one launch.
 
     ``values``, ``offsets`` and ``valid`` are tuples with an array per stream
@@ -442,6 +445,7 @@ def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, 
     the table in shared memory or at :func:`region_base` in ``keys_g`` (its
     counts in ``counts_g``: three runs of ``keys_g.size`` int32).  No
     segment waits on another's, so nothing is read back between kernels.
+    ``present_refs[i]`` gets segment ``i``'s number of references present (int64, ``n``).
 
     Shared memory is dynamic, sized by the launch to what the shapes allow
     (``8 * key_room + 12 * (shared_slots + 1)`` bytes when a segment may use the
@@ -484,7 +488,8 @@ def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, 
         active = in_group and seg < n
         if active and lane == 0:
             kinds[g] = segment_row(count, seg, max_order, ref_length, average_scale,
-                                   short_tokens, shared_slots, bad[g] != 0, out, summary)
+                                   short_tokens, shared_slots, bad[g] != 0, out, summary,
+                                   present_refs)
         cuda.syncthreads()
         short = active and kinds[g] == SHORT
         count_short(hashes, start, count, max_order, seg, short, g, lane, group, keys,
