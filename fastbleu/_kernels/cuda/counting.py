@@ -2,7 +2,7 @@
 
 Rows are sacrebleu's ``[hyp_len, ref_len, match_1..N, total_1..N]`` (int64),
 equal to :func:`fastbleu._kernels.counting.segment_statistics`'s: the same
-n-gram keys (``key * GOLDEN + token_hash``, left to right), the same
+n-gram keys (the CPU's ``extend_key``, left to right), the same
 clipping (each hypothesis n-gram matches while its count stays within the
 largest count in any single reference; Papineni et al., 2002) and the same
 reference-length rules (closest with ties to the shorter, shortest, or the
@@ -49,7 +49,7 @@ import numpy as np
 from numba import types
 
 from .loader import CACHED, cuda
-from .tokens import BAD_OFFSETS, MISSING, NEGATIVE, token_hash
+from .tokens import BAD_OFFSETS, MISSING, NEGATIVE, extend_key, token_hash
 
 #: The most segments a block of :func:`bleu_rows` takes at once (a group of threads each).
 GROUPS = 4
@@ -68,7 +68,6 @@ NONE, SHORT, BLOCK, GLOBAL = 0, 1, 2, 3
 REF_CLOSEST, REF_SHORTEST, REF_AVERAGE = 0, 1, 2
 _MIN_SLOTS = 64
 _BIG = np.int64(1 << 62)
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -86,7 +85,7 @@ def ngram_key(hashes, at, m):
     """Key of the n-gram of order ``m + 1`` starting at ``hashes[at]`` (``extend_key``'s)."""
     key = hashes[at]
     for j in range(1, m + 1):
-        key = key * GOLDEN + hashes[at + j]
+        key = extend_key(key, hashes[at + j])
     return key
 
 
@@ -368,7 +367,7 @@ def count_short(hashes, start, count, max_order, seg, active, g, lane, group, ke
                     if m == 0:
                         keys[at + p] = hashes[first + p]
                     else:
-                        keys[at + p] = keys[at + p] * GOLDEN + hashes[first + p + m]
+                        keys[at + p] = extend_key(keys[at + p], hashes[first + p + m])
                 at += length
         cuda.syncthreads()
         if active:
