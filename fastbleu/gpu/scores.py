@@ -160,8 +160,9 @@ def nltk_scores(rows, weights=_UNIFORM_4, smoothing_function=None, auto_reweigh=
 
     The rows must have at least ``len(weights)`` orders (5 for smoothing
     methods 5 and 7, which read the 5-gram precision).  A malformed segment's
-    row of -1 scores NaN; a row without a unigram match scores 0; with method 6, a row whose trigram precision is
-    0 scores NaN (NLTK raises there).  Method 0's warnings are not given.
+    row of -1 scores NaN; a row without a unigram match scores 0; with method
+    6, a row whose trigram precision is 0 scores NaN (NLTK raises there).
+    Method 0's warnings are not given.
     """
     cuda, kernels, _ = _kernels()
     context = Context(cuda, rows if on_device(rows) else None)
