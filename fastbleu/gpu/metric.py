@@ -8,9 +8,7 @@ a GPU (:func:`fastbleu.gpu.on_device` tells which); :func:`corpus_score` and
 
 from __future__ import annotations
 
-import numpy as np
-
-from .scores import corpus_statistics, nltk_scores, smoothing_code
+from .scores import nltk_scores, smoothing_code
 from .statistics import bleu_statistics, statistics_and_num_refs
 
 
