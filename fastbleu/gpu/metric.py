@@ -8,11 +8,8 @@ a GPU (:func:`fastbleu.gpu.on_device` tells which); :func:`corpus_score` and
 
 from __future__ import annotations
 
-import numpy as np
-
-from .arrays import Context
-from .scores import corpus_statistics, nltk_scores, smoothing_code
-from .statistics import bleu_statistics, id_streams, num_refs
+from .scores import nltk_scores, smoothing_code
+from .statistics import bleu_statistics, statistics_and_num_refs
 
 
 def device_statistics(hypotheses, references, max_order: int = 4,
@@ -26,13 +23,13 @@ def device_statistics(hypotheses, references, max_order: int = 4,
     -------
     (device array, int)
         int64 rows ``(n, 2 + 2 * max_order)`` in the input's library, and
-        sacrebleu's ``num_refs`` of the references (``-1`` when it varies).
+        sacrebleu's ``num_refs`` of the references (``-1`` when it varies):
+        where a reference mask is on the device, counted by the same launch
+        and read back only when first used (:class:`~fastbleu.gpu.statistics.PendingNumRefs`), so
+        that nothing here waits on the device.
     """
-    from .._kernels.cuda.loader import cuda
-
-    rows = bleu_statistics(hypotheses, references, max_order=max_order, ref_length=ref_length)
-    streams = id_streams(hypotheses, references, None, None)
-    return rows, num_refs(streams, Context(cuda))
+    return statistics_and_num_refs(hypotheses, references, max_order=max_order,
+                                   ref_length=ref_length)
 
 
 def _bleu(metric):

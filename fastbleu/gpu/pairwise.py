@@ -179,7 +179,15 @@ def _matrices(candidates, references, units, kinds, orders, metric, chrf_args, b
             r_base, to(r_bounds), metric, *chrf_args, smooth, value, effective, compensated,
             to(np.asarray(weights, np.float64)), out.reshape(out.size), to(out_start),
             to(out_stride))
-        stream.synchronize()  # numba's arrays free their memory when dropped
+        # The call waits here on purpose.  The dozen scratch arrays above are dropped at
+        # return, and numba queues each free (driver._alloc_finalizer ->
+        # _PendingDeallocs.add_item) and flushes the queue with cuMemFree once it holds
+        # more than NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT (10) frees, which a call of this
+        # size always passes; cuMemFree waits for the device, so returning without this
+        # wait would still wait, inside numba.  Keeping the scratch alive with the result
+        # instead would hold ~12 bytes per text byte and order for as long as the matrix
+        # lives.  This wait is explicit, and safe under an external memory manager too.
+        stream.synchronize()
     if ragged:
         return [out[a:a + n * m].reshape(n, m)
                 for a, n, m in zip(out_start.tolist(), n_sizes.tolist(), m_sizes.tolist())]

@@ -68,6 +68,25 @@ def sentence_scores(rows, formula=None):
     return context.result(out, owner)
 
 
+def _column_sums(rows):
+    """``(context, view, out)``: the rows' column sums and, after them, the count of
+    malformed rows, on the device (out zeroed, then one launch when there are rows)."""
+    cuda, _, reduce = _kernels()
+    context = Context(cuda, rows if on_device(rows) else None)
+    view = context.view(rows, "rows")
+    out, owner = context.full(view.shape[1] + 1, np.int64, 0)
+    if view.shape[0]:
+        reduce.column_sums[blocks(view.shape[0]), threads(), context.stream](view, out)
+    return context, view, (out, owner)
+
+
+def _refuse_malformed(bad: int, n: int) -> None:
+    if bad:
+        raise ValueError(f"{bad} of {n} segments have malformed ids (a negative id, offsets "
+                         "out of order or no reference: rows of -1); bleu_statistics(..., "
+                         "check=True) names the first")
+
+
 def corpus_statistics(rows, check: bool = True):
     """The column sums of statistics rows (the corpus's row), int64 on the GPU.
 
@@ -86,20 +105,35 @@ def corpus_statistics(rows, check: bool = True):
     ValueError
         With ``check``, for malformed rows.
     """
-    cuda, _, reduce = _kernels()
-    context = Context(cuda, rows if on_device(rows) else None)
-    view = context.view(rows, "rows")
+    context, view, (out, owner) = _column_sums(rows)
     width = view.shape[1]
-    out, owner = context.full(width + 1, np.int64, 0)
-    if view.shape[0]:
-        reduce.column_sums[blocks(view.shape[0]), threads(), context.stream](view, out)
-        if check:
-            bad = int(context.host(out[width:])[0])
-            if bad:
-                raise ValueError(f"{bad} of {view.shape[0]} segments have malformed ids (a "
-                                 "negative id, offsets out of order or no reference: rows "
-                                 "of -1); bleu_statistics(..., check=True) names the first")
+    if check and view.shape[0]:
+        _refuse_malformed(int(context.host(out[width:])[0]), view.shape[0])
     return context.result(out, owner)[:width]
+
+
+def summed_row(rows) -> np.ndarray:
+    """The column sums of statistics rows on the host: :func:`corpus_statistics` with its
+    check, read back in one copy (the sums and the malformed rows' count together), which
+    is all a corpus score needs from the device.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64, one entry per column.
+
+    Raises
+    ------
+    ValueError
+        For malformed rows (rows of -1, see :func:`corpus_statistics`).
+    """
+    context, view, (out, _) = _column_sums(rows)
+    width = view.shape[1]
+    if not view.shape[0]:
+        return np.zeros(width, dtype=np.int64)
+    values = context.host(out)
+    _refuse_malformed(int(values[width]), view.shape[0])
+    return np.ascontiguousarray(values[:width], dtype=np.int64)
 
 
 def smoothing_code(smoothing_function) -> tuple[int, object]:
@@ -126,8 +160,9 @@ def nltk_scores(rows, weights=_UNIFORM_4, smoothing_function=None, auto_reweigh=
 
     The rows must have at least ``len(weights)`` orders (5 for smoothing
     methods 5 and 7, which read the 5-gram precision).  A malformed segment's
-    row of -1 scores NaN; a row without a unigram match scores 0; with method 6, a row whose trigram precision is
-    0 scores NaN (NLTK raises there).  Method 0's warnings are not given.
+    row of -1 scores NaN; a row without a unigram match scores 0; with method
+    6, a row whose trigram precision is 0 scores NaN (NLTK raises there).
+    Method 0's warnings are not given.
     """
     cuda, kernels, _ = _kernels()
     context = Context(cuda, rows if on_device(rows) else None)

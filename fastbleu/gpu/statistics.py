@@ -119,18 +119,74 @@ def _view(context, value, name):
     return context.view(value, name)
 
 
-def num_refs(streams, context) -> int:
-    """sacrebleu's ``num_refs`` of the reference streams: references per segment, -1 if
-    it varies (valid masks on the device are copied to the host for this)."""
+class PendingNumRefs:
+    """sacrebleu's ``num_refs`` of references whose masks are on the device, read when used.
+
+    The kernel writes the references present in each segment to a device
+    array (``n`` int64); they are copied back (one copy, one wait) only when
+    the value is first used: compared, formatted or made an int, as a
+    signature does.  Until then nothing waits on the device.  It stands for
+    that int: ``==``, ``hash``, ``int()``, ``str``, ``format`` and pickling
+    (as the int) give the int's.
+    """
+
+    __slots__ = ("_present", "_stream", "_value")
+
+    def __init__(self, present, stream):
+        self._present = present  # (numba view, owner): the owner keeps the memory alive
+        self._stream = stream
+        self._value: int | None = None
+
+    @property
+    def value(self) -> int:
+        """The references per segment, ``-1`` where it varies (read back on first use)."""
+        if self._value is None:
+            counts = self._present[0].copy_to_host(stream=self._stream)
+            self._stream.synchronize()
+            low, high = int(counts.min()), int(counts.max())
+            self._value = low if low == high else -1
+            self._present = self._stream = None
+        return self._value
+
+    def __int__(self) -> int:
+        return self.value
+
+    __index__ = __int__
+
+    def __eq__(self, other) -> bool:
+        return self.value == (other.value if isinstance(other, PendingNumRefs) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __reduce__(self):
+        return int, (self.value,)
+
+
+def _on_device_mask(mask) -> bool:
+    return mask is not None and not _on_host(mask)
+
+
+def num_refs(streams) -> int | None:
+    """sacrebleu's ``num_refs`` of the reference streams: references per segment, -1 if it
+    varies; None where a mask is on the device (the kernel counts them then, see
+    :class:`PendingNumRefs`)."""
     masks = [s.valid for s in streams[1:] if s.valid is not None]
-    if not masks:
+    if not masks or len(streams[0]) == 0:
         return len(streams) - 1
+    if any(_on_device_mask(mask) for mask in masks):
+        return None
     present = np.zeros(len(streams[0]), dtype=np.int64) + (len(streams) - 1 - len(masks))
     for mask in masks:
-        present += np.asarray(mask) if isinstance(mask, (np.ndarray, list, tuple)) else \
-            context.host(_view(context, mask, "valid")).astype(bool)
-    if present.size == 0:
-        return len(streams) - 1
+        present += np.asarray(mask).astype(bool)
     low, high = int(present.min()), int(present.max())
     return low if low == high else -1
 
@@ -187,6 +243,19 @@ def bleu_statistics(hypotheses, references, *, max_order: int = 4, pad_id=None, 
     fastbleu.gpu.GPUUnavailable
         If numba's CUDA target cannot run (one line naming the fix).
     """
+    return statistics_and_num_refs(hypotheses, references, max_order=max_order, pad_id=pad_id,
+                                   eos_id=eos_id, ref_length=ref_length, limits=limits,
+                                   check=check, count_refs=False)[0]
+
+
+def statistics_and_num_refs(hypotheses, references, *, max_order: int = 4, pad_id=None,
+                            eos_id=None, ref_length: str = "closest",
+                            limits: KernelLimits | None = None, check: bool | None = None,
+                            count_refs: bool = True):
+    """:func:`bleu_statistics`'s rows and the references' ``num_refs`` (sacrebleu's:
+    references per segment, ``-1`` when it varies): an int, or where a mask is on the
+    device a :class:`PendingNumRefs` counted by the same launch and read back only when
+    used (None without ``count_refs``)."""
     if isinstance(max_order, bool) or not isinstance(max_order, (int, np.integer)) or \
             not 1 <= max_order <= 100:
         raise ValueError(f"max_order must be an int from 1 to 100, got {max_order!r}")
@@ -202,9 +271,15 @@ def bleu_statistics(hypotheses, references, *, max_order: int = 4, pad_id=None, 
     from .._kernels.cuda.loader import cuda
 
     context = Context(cuda, _template(streams))
+    refs = num_refs(streams) if count_refs else None
+    present = None
+    if count_refs and refs is None:  # a mask on the device: counted there
+        present = context.empty(len(streams[0]), np.int64)
+        refs = PendingNumRefs(present, context.stream)
     rows, owner = run_statistics(context, streams, int(max_order), REF_LENGTHS[ref_length],
-                                 limits, counting, tokens, check)
-    return context.result(rows, owner)
+                                 limits, counting, tokens, check,
+                                 None if present is None else present[0])
+    return context.result(rows, owner), refs
 
 
 def _kind(array):
@@ -345,11 +420,12 @@ def global_slots(views, limits, shared_slots) -> int:
 
 
 def run_statistics(context, streams, max_order, ref_code, limits, counting, tokens,
-                   check=None):
+                   check=None, present=None):
     """The kernel of :func:`bleu_statistics`: ``(rows, owner)``.  One launch (and one
     more per device stream whose dtype or layout differs from the others'); a read-back of the
     malformed-input summary only when ``check`` (default: when any input came from the
-    host, whose copy waited anyway)."""
+    host, whose copy waited anyway).  ``present`` (int64, one per segment, optional)
+    receives each segment's number of references present."""
     cuda, stream = context.cuda, context.stream
     n, n_streams = len(streams[0]), len(streams)
     width = 2 + 2 * max_order
@@ -369,7 +445,8 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
     # __cuda_array_interface__): hashes, start, count, the summary when unchecked, tables.
     summary_size = tokens.BAD_OFFSETS + 2 * n_streams
     table_words = slots + -(-3 * slots // 2) if slots else 2
-    total = n_hashes + 2 * n_streams * n + summary_size + table_words
+    present_words = n if present is None else 0  # the references present, unread here
+    total = n_hashes + 2 * n_streams * n + summary_size + present_words + table_words
     scratch, owner_scratch = context.empty(total, np.int64)
     context.keep.append(owner_scratch)
     hashes = scratch[:n_hashes].view(np.uint64)
@@ -380,6 +457,9 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
     at += n_streams * n
     summary = scratch[at:at + summary_size]
     at += summary_size
+    if present is None:
+        present = scratch[at:at + n]
+        at += n
     if slots:  # the keys, then three runs of int32 counts (see counting.bleu_rows)
         keys = scratch[at:at + slots].view(np.uint64)
         counts = scratch[at + slots:at + table_words].view(np.int32)
@@ -408,7 +488,7 @@ def run_statistics(context, streams, max_order, ref_code, limits, counting, toke
     counting.bleu_rows[grid, threads_, stream, shared_bytes](
         tuple(values), offsets, valid, params, n, groups, max_order, ref_code, AVERAGE_SCALE,
         limits.short_tokens, shared_slots, spread, hashes, start, count, keys, counts, rows,
-        summary)
+        summary, present)
     if check:
         _raise_for(context.host(summary), tokens, n_streams)
     return rows, owner

@@ -39,7 +39,7 @@ def main() -> int:
         tup = t.UniTuple
         return (tup(values, streams), tup(offsets, streams), tup(valid, streams),
                 tup(i8, 8 * streams), i8, i8, i8, i8, i8, i8, i8, u8, A(u8), rows, rows,
-                A(u8), A(i4), rows, A(i8))
+                A(u8), A(i4), rows, A(i8), A(i8))
 
     table = (A(u8), A(i8, 2), A(i8, 2))  # hashes, start, count
     checks = {

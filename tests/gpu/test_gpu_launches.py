@@ -266,3 +266,95 @@ def test_host_ids_keep_their_values_beside_narrower_device_ids():
     with DeviceCalls() as calls:  # ids that fit int32 are copied as int32: one launch
         gpu.bleu_statistics(device(hyp), ref % 1000)
     assert dict(calls.kernels) == {"bleu_rows": 1}
+
+
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("call", ["segment_statistics", "sentence_scores"])
+def test_metric_id_paths_read_nothing_back(call, masked):
+    # BLEU's own methods on device ids, references missing by a mask on the device or not:
+    # nothing comes back and nothing waits; num_refs (counted by the same launch where a mask
+    # is on the device) is read back once, when the signature asks for it.
+    hyp = np.array([[5, 6, 7, 8, 9], [5, 5, 6, 6, 1], [1, 2, 3, 4, 5]])
+    ref = np.array([[5, 6, 7, 8, 1], [5, 6, 6, 1, 1], [1, 2, 3, 4, 4]])
+    mask = np.array([True, False, True])
+    other = gpu.DeviceIds(device(ref[::-1]), valid=device(mask) if masked else None)
+    ids = gpu.DeviceIds(device(hyp)), [gpu.DeviceIds(device(ref)), other]
+    bleu = fastbleu.BLEU(effective_order=True)
+    getattr(bleu, call)(*ids)  # compiled outside the count
+    with DeviceCalls() as calls:
+        result = getattr(bleu, call)(*ids)
+    assert (calls.readbacks, calls.waits) == (0, 0)
+    assert calls.kernels["bleu_rows"] == 1
+    with DeviceCalls() as calls:
+        signature = str(bleu.get_signature())
+    assert (calls.readbacks, calls.waits) == ((1, 1) if masked else (0, 0))
+    with DeviceCalls() as calls:
+        assert str(bleu.get_signature()) == signature  # read once
+    assert calls.readbacks == 0
+    cpu = fastbleu.BLEU(effective_order=True)
+    expected = getattr(cpu, call)(fastbleu.TokenIds(hyp), [
+        fastbleu.TokenIds(ref), fastbleu.TokenIds(ref[::-1], valid=mask if masked else None)])
+    np.testing.assert_allclose(host(result), expected, rtol=1e-13)
+    assert signature == str(cpu.get_signature()) and ("nrefs:var" in signature) == masked
+
+
+def test_metric_corpus_score_reads_back_the_sums_only():
+    # The summed row and the count of malformed rows: no read-back of the masks.
+    hyp = np.array([[5, 6, 7, 8, 9], [5, 5, 6, 6, 1]])
+    ref = np.array([[5, 6, 7, 8, 1], [5, 6, 6, 1, 1]])
+    mask = np.array([True, True])  # every reference present: num_refs is 2
+    ids = gpu.DeviceIds(device(hyp)), [gpu.DeviceIds(device(ref)),
+                                       gpu.DeviceIds(device(ref), valid=device(mask))]
+    bleu = fastbleu.BLEU()
+    bleu.corpus_score(*ids)
+    with DeviceCalls() as calls:
+        score = bleu.corpus_score(*ids)
+    assert calls.readbacks == 2  # the malformed rows' count, then the summed row
+    cpu = fastbleu.BLEU()
+    expected = cpu.corpus_score(fastbleu.TokenIds(hyp), [fastbleu.TokenIds(ref)] * 2)
+    assert score.score == expected.score
+    assert bleu.num_refs == 2 and str(bleu.get_signature()) == str(cpu.get_signature())
+
+
+def test_pending_num_refs_stands_for_its_int():
+    import pickle
+
+    from fastbleu.gpu.statistics import statistics_and_num_refs
+
+    ref = device(np.array([[1, 2], [3, 4]]))
+    masks = {(True, True): 2, (True, False): -1}
+    for mask, expected in masks.items():
+        _, refs = statistics_and_num_refs(ref, [ref, gpu.DeviceIds(ref, valid=device(
+            np.array(mask)))])
+        assert type(refs).__name__ == "PendingNumRefs"
+        assert refs == expected and int(refs) == expected and hash(refs) == hash(expected)
+        assert f"{refs}" == str(expected) and pickle.loads(pickle.dumps(refs)) == expected
+        assert type(pickle.loads(pickle.dumps(refs))) is int
+    # Host masks and no masks are counted on the host: a plain int.
+    _, refs = statistics_and_num_refs(ref, [ref, gpu.DeviceIds(ref, valid=np.array([1, 0],
+                                                                                   bool))])
+    assert type(refs) is int and refs == -1
+    _, refs = statistics_and_num_refs(device(np.zeros((0, 2), np.int64)), [gpu.DeviceIds(
+        device(np.zeros((0, 2), np.int64)), valid=device(np.zeros(0, bool)))] * 3)
+    assert type(refs) is int and refs == 3
+
+
+def test_summed_row_reads_the_sums_and_the_check_back_in_one_copy():
+    from fastbleu.gpu.scores import summed_row
+
+    hyp = device(np.array([[1, 2, 3, 4], [1, -100, 2, 3], [4, 3, 2, 1]]))
+    ref = device(np.array([[1, 2, 3, 5], [1, 2, 3, 4], [4, 3, 2, 2]]))
+    rows = gpu.bleu_statistics(hyp, ref)
+    good = gpu.bleu_statistics(hyp[::2], ref[::2])
+    summed_row(good)
+    with DeviceCalls() as calls:
+        summed = summed_row(good)
+    assert (calls.readbacks, calls.waits) == (1, 1)
+    assert isinstance(summed, np.ndarray) and summed.dtype == np.int64
+    assert summed.tolist() == host(good).sum(axis=0).tolist()
+    assert summed.tolist() == host(gpu.corpus_statistics(good)).tolist()
+    with pytest.raises(ValueError, match="1 of 3 segments have malformed ids"):
+        summed_row(rows)
+    with DeviceCalls() as calls:
+        empty = summed_row(device(np.zeros((0, 10), np.int64)))
+    assert empty.tolist() == [0] * 10 and calls.readbacks == 0

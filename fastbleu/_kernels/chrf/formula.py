@@ -29,25 +29,27 @@ _EPS = 1e-16
 
 
 @njit(cache=True, nogil=True)
-def f_score(row, column, orders, factor, one_plus_factor, eps_smoothing):
-    """chrF of the ``orders`` triples of ``row`` from ``column`` on (float64)."""
-    score = 0.0
-    effective = 0
-    avg_prec = 0.0
-    avg_rec = 0.0
-    for i in range(orders):
-        n_hyp = row[column + 3 * i]
-        n_ref = row[column + 3 * i + 1]
-        n_match = row[column + 3 * i + 2]
-        prec = n_match / n_hyp if n_hyp > 0 else _EPS
-        rec = n_match / n_ref if n_ref > 0 else _EPS
-        if eps_smoothing:
-            denom = factor * prec + rec
-            score += (one_plus_factor * prec * rec / denom) if denom > 0 else _EPS
-        if n_hyp > 0 and n_ref > 0:
-            avg_prec += prec
-            avg_rec += rec
-            effective += 1
+def f_score_order(n_hyp, n_ref, n_match, factor, one_plus_factor, eps_smoothing, score,
+                  effective, avg_prec, avg_rec):
+    """One order's part of :func:`f_score`: ``(score, effective, avg_prec, avg_rec)`` after
+    adding an order of ``n_hyp``, ``n_ref`` and ``n_match`` n-grams (scalars only, so the
+    device's pairwise kernel runs it too, without a row)."""
+    prec = n_match / n_hyp if n_hyp > 0 else _EPS
+    rec = n_match / n_ref if n_ref > 0 else _EPS
+    if eps_smoothing:
+        denom = factor * prec + rec
+        score += (one_plus_factor * prec * rec / denom) if denom > 0 else _EPS
+    if n_hyp > 0 and n_ref > 0:
+        avg_prec += prec
+        avg_rec += rec
+        effective += 1
+    return score, effective, avg_prec, avg_rec
+
+
+@njit(cache=True, nogil=True)
+def f_score_total(score, effective, avg_prec, avg_rec, orders, factor, one_plus_factor,
+                  eps_smoothing):
+    """:func:`f_score` from the sums :func:`f_score_order` made over ``orders`` orders."""
     if eps_smoothing:
         return 100 * score / orders
     if effective == 0:
@@ -59,6 +61,21 @@ def f_score(row, column, orders, factor, one_plus_factor, eps_smoothing):
         score /= (factor * avg_prec) + avg_rec
         return 100 * score
     return 0.0
+
+
+@njit(cache=True, nogil=True)
+def f_score(row, column, orders, factor, one_plus_factor, eps_smoothing):
+    """chrF of the ``orders`` triples of ``row`` from ``column`` on (float64)."""
+    score = 0.0
+    effective = 0
+    avg_prec = 0.0
+    avg_rec = 0.0
+    for i in range(orders):
+        score, effective, avg_prec, avg_rec = f_score_order(
+            row[column + 3 * i], row[column + 3 * i + 1], row[column + 3 * i + 2], factor,
+            one_plus_factor, eps_smoothing, score, effective, avg_prec, avg_rec)
+    return f_score_total(score, effective, avg_prec, avg_rec, orders, factor,
+                         one_plus_factor, eps_smoothing)
 
 
 @njit(cache=True, nogil=True)

@@ -14,7 +14,7 @@ whitespace-separated words with one ASCII punctuation character split off
 the end, or else off the start, of every word longer than one character
 (sacrebleu's ``_remove_punctuation``), identified by
 :func:`~fastbleu._kernels.hashing.hash_bytes`.  One pass over a segment's
-bytes yields both (:func:`_units`).
+bytes yields both (:func:`read_units`).
 
 **Ids.**  Every distinct reference n-gram of an order gets a small id.  An
 ASCII character is its own unigram id; another unigram is found by its unit
@@ -96,10 +96,12 @@ def _word_end(out, count, h, h_last, h_tail, characters, lead, last):
 
 
 @njit(cache=True, nogil=True)
-def _units(buf, start, end, keep_space, words, chars, word_hashes):
+def read_units(buf, start, end, keep_space, words, chars, word_hashes):
     """Read ``buf[start:end]`` once: write each character to ``chars`` (its UTF-8 bytes
     packed into one word) and, if ``words``, one hash per chrF++ word to
-    ``word_hashes``; return both counts.
+    ``word_hashes``; return both counts.  Scalars and arrays only, no allocation: the
+    device's unit reader is this function compiled for the GPU
+    (:mod:`fastbleu._kernels.cuda.units`).
 
     A word's hash is :func:`~fastbleu._kernels.hashing.hash_bytes` of its
     bytes, fed byte by byte while the characters are read.
@@ -161,7 +163,7 @@ def _units(buf, start, end, keep_space, words, chars, word_hashes):
 def char_units(buf, start, end, keep_space, out):
     """Write each character of ``buf[start:end]`` to ``out``; return the count (for
     :mod:`~fastbleu._kernels.pairwise`)."""
-    return _units(buf, start, end, keep_space, False, out, out)[0]
+    return read_units(buf, start, end, keep_space, False, out, out)[0]
 
 
 @njit(cache=True, nogil=True)
@@ -169,11 +171,11 @@ def word_units(buf, start, end, out):
     """Write one hash per chrF++ word of ``buf[start:end]`` to ``out``; return the count
     (for :mod:`~fastbleu._kernels.pairwise`).
 
-    ``out`` also takes the characters :func:`_units` reads: a word's hashes
+    ``out`` also takes the characters :func:`read_units` reads: a word's hashes
     are written below the characters read so far and characters only ever
     above, so no word hash is overwritten.
     """
-    return _units(buf, start, end, False, True, out, out)[1]
+    return read_units(buf, start, end, False, True, out, out)[1]
 
 
 @njit(cache=True, nogil=True)
@@ -394,14 +396,14 @@ def _statistics_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end
     row = np.empty(width, dtype=np.int64)
     stamp = np.int64(0)
     for i in range(first, last):
-        n_hyp, n_hyp_words = _units(hyp_data, hyp_start[i], hyp_end[i], whitespace,
-                                    word_order > 0, hyp_chars, hyp_words)
+        n_hyp, n_hyp_words = read_units(hyp_data, hyp_start[i], hyp_end[i], whitespace,
+                                        word_order > 0, hyp_chars, hyp_words)
         best = -1.0
         for r in range(n_refs):
             if ref_start[r, i] < 0:  # a missing reference
                 continue
-            n_ref, n_ref_words = _units(ref_data, ref_start[r, i], ref_end[r, i], whitespace,
-                                        word_order > 0, ref_chars, ref_words)
+            n_ref, n_ref_words = read_units(ref_data, ref_start[r, i], ref_end[r, i],
+                                            whitespace, word_order > 0, ref_chars, ref_words)
             stamp = _match_orders(hyp_chars, n_hyp, ref_chars, n_ref, char_order, True,
                                   tables, stamp, row, 0)
             if word_order > 0:

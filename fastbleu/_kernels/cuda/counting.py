@@ -2,7 +2,7 @@
 
 Rows are sacrebleu's ``[hyp_len, ref_len, match_1..N, total_1..N]`` (int64),
 equal to :func:`fastbleu._kernels.counting.segment_statistics`'s: the same
-n-gram keys (``key * GOLDEN + token_hash``, left to right), the same
+n-gram keys (the CPU's ``extend_key``, left to right), the same
 clipping (each hypothesis n-gram matches while its count stays within the
 largest count in any single reference; Papineni et al., 2002) and the same
 reference-length rules (closest with ties to the shorter, shortest, or the
@@ -49,7 +49,7 @@ import numpy as np
 from numba import types
 
 from .loader import CACHED, cuda
-from .tokens import BAD_OFFSETS, MISSING, NEGATIVE, token_hash
+from .tokens import BAD_OFFSETS, MISSING, NEGATIVE, extend_key, token_hash
 
 #: The most segments a block of :func:`bleu_rows` takes at once (a group of threads each).
 GROUPS = 4
@@ -68,7 +68,6 @@ NONE, SHORT, BLOCK, GLOBAL = 0, 1, 2, 3
 REF_CLOSEST, REF_SHORTEST, REF_AVERAGE = 0, 1, 2
 _MIN_SLOTS = 64
 _BIG = np.int64(1 << 62)
-GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)
 
 
@@ -86,7 +85,7 @@ def ngram_key(hashes, at, m):
     """Key of the n-gram of order ``m + 1`` starting at ``hashes[at]`` (``extend_key``'s)."""
     key = hashes[at]
     for j in range(1, m + 1):
-        key = key * GOLDEN + hashes[at + j]
+        key = extend_key(key, hashes[at + j])
     return key
 
 
@@ -289,9 +288,11 @@ def prepare_segment(values, offsets, valid, ragged, width, pad_id, use_pad, eos_
 
 @cuda.jit(device=True)
 def segment_row(count, i, max_order, ref_length, average_scale, short_tokens, shared_slots,
-                bad, out, summary):
-    """Row ``i``'s lengths, totals and zero matches; returns how its matches are counted
-    (``NONE`` for none, or a malformed segment, whose row is all -1)."""
+                bad, out, summary, present_refs):
+    """Row ``i``'s lengths, totals and zero matches, and its references present in
+    ``present_refs[i]`` (sacrebleu's ``num_refs`` is their minimum where it equals their
+    maximum); returns how its matches are counted (``NONE`` for none, or a malformed
+    segment, whose row is all -1)."""
     hyp_len = count[0, i]
     closest_diff = _BIG
     closest_len = -1
@@ -311,6 +312,7 @@ def segment_row(count, i, max_order, ref_length, average_scale, short_tokens, sh
         total += ref_len
         present += 1
         longest = max(longest, ref_len)
+    present_refs[i] = present
     if present == 0:
         cuda.atomic.min(summary, MISSING, i)
     if present == 0 or bad:
@@ -365,7 +367,7 @@ def count_short(hashes, start, count, max_order, seg, active, g, lane, group, ke
                     if m == 0:
                         keys[at + p] = hashes[first + p]
                     else:
-                        keys[at + p] = keys[at + p] * GOLDEN + hashes[first + p + m]
+                        keys[at + p] = extend_key(keys[at + p], hashes[first + p + m])
                 at += length
         cuda.syncthreads()
         if active:
@@ -427,7 +429,7 @@ def key_room(groups, short_tokens, shared_slots):
 @cuda.jit(**CACHED)
 def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, average_scale,
               short_tokens, shared_slots, spread, hashes, start, count, keys_g, counts_g, out,
-              summary):
+              summary, present_refs):
     """Token ids of every stream -> statistics rows, in one launch.
 
     ``values``, ``offsets`` and ``valid`` are tuples with an array per stream
@@ -442,6 +444,7 @@ def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, 
     the table in shared memory or at :func:`region_base` in ``keys_g`` (its
     counts in ``counts_g``: three runs of ``keys_g.size`` int32).  No
     segment waits on another's, so nothing is read back between kernels.
+    ``present_refs[i]`` gets segment ``i``'s number of references present (int64, ``n``).
 
     Shared memory is dynamic, sized by the launch to what the shapes allow
     (``8 * key_room + 12 * (shared_slots + 1)`` bytes when a segment may use the
@@ -484,7 +487,8 @@ def bleu_rows(values, offsets, valid, params, n, groups, max_order, ref_length, 
         active = in_group and seg < n
         if active and lane == 0:
             kinds[g] = segment_row(count, seg, max_order, ref_length, average_scale,
-                                   short_tokens, shared_slots, bad[g] != 0, out, summary)
+                                   short_tokens, shared_slots, bad[g] != 0, out, summary,
+                                   present_refs)
         cuda.syncthreads()
         short = active and kinds[g] == SHORT
         count_short(hashes, start, count, max_order, seg, short, g, lane, group, keys,

@@ -1,13 +1,13 @@
 """Statistics rows on the device -> sentence scores: sacrebleu's BLEU and NLTK's sentence BLEU.
 
-:func:`bleu_scores` is :func:`fastbleu._kernels.formula.bleu_from_row`
-operation for operation (Papineni et al., 2002; smoothing of Chen & Cherry,
-2014, as sacrebleu names it), a thread per row.  The integer-to-float
-conversions, divisions, additions and multiplications are IEEE double
-operations in the same order, so they round the same; ``math.log`` and
-``math.exp`` are CUDA's (libdevice, within 1-2 units in the last place)
-instead of the C library's, so a score can differ from the CPU path's in its
-last bit or two.
+:func:`bleu_scores` runs :func:`fastbleu._kernels.bleu.formula.bleu_from_row`
+itself, compiled for the device (Papineni et al., 2002; smoothing of Chen &
+Cherry, 2014, as sacrebleu names it), a thread per row.  The
+integer-to-float conversions, divisions, additions and multiplications are
+the same IEEE double operations in the same order, so they round the
+same; ``math.log`` and ``math.exp`` are CUDA's (libdevice, within 1-2 units
+in the last place) instead of the C library's, so a score can differ from
+the CPU path's in its last bit or two.
 
 :func:`nltk_scores` is NLTK's ``sentence_bleu`` as
 :func:`fastbleu.nltk.sentence_bleu_many` computes it: the smoothing methods
@@ -22,15 +22,17 @@ import math
 
 import numpy as np
 
+from ..bleu.formula import bleu_from_row as host_bleu_from_row
 from .loader import cuda
+from .tokens import device_function
 
-SMOOTH_NONE, SMOOTH_FLOOR, SMOOTH_ADD_K, SMOOTH_EXP = 0, 1, 2, 3
 #: The most n-gram orders a row may have (``fastbleu._limits.MAX_NGRAM_ORDER_LIMIT``).
 MAX_ORDER = 100
+#: The CPU's sacrebleu BLEU of a row (``(score, bp)``), compiled for the device.
+bleu_from_row = device_function(host_bleu_from_row)
 # Local arrays take literal sizes.
 _ORDERS_1 = MAX_ORDER + 1
 _ORDERS_2 = MAX_ORDER + 2
-_LOG_ZERO = -9999999999.0
 #: ``sys.float_info.min``: NLTK's method 0 value for a zero precision.
 _FLOAT_MIN = 2.2250738585072014e-308
 
@@ -38,68 +40,10 @@ _FLOAT_MIN = 2.2250738585072014e-308
 @cuda.jit(device=True)
 def bleu_of_row(row, max_order, smooth, smooth_value, effective_order, compensated, weights,
                 ref_scale, precisions):
-    sys_len = row[0]
-    ref_len = row[1] / ref_scale
-    bp = 1.0
-    if sys_len < ref_len:
-        bp = math.exp(1.0 - ref_len / sys_len) if sys_len > 0 else 0.0
-    any_correct = False
-    for m in range(max_order):
-        precisions[m] = 0.0
-        if row[2 + m] != 0:
-            any_correct = True
-    if not any_correct:
-        return 0.0
-    smooth_mteval = 1.0
-    eff_order = max_order
-    for m in range(max_order):
-        correct = float(row[2 + m])
-        total = float(row[2 + max_order + m])
-        if smooth == SMOOTH_ADD_K and m > 0:
-            correct = correct + smooth_value
-            total = total + smooth_value
-        if total == 0.0:
-            break
-        if effective_order:
-            eff_order = m + 1
-        if correct == 0.0:
-            if smooth == SMOOTH_EXP:
-                smooth_mteval *= 2.0
-                precisions[m] = 100.0 / (smooth_mteval * total)
-            elif smooth == SMOOTH_FLOOR:
-                precisions[m] = (100.0 * smooth_value) / total
-        else:
-            precisions[m] = (100.0 * correct) / total
-    if weights.size:
-        weighted = 0.0
-        weight_sum = 0.0
-        for m in range(eff_order):
-            if weights[m] == 0.0:
-                continue
-            x = math.log(precisions[m]) if precisions[m] != 0.0 else _LOG_ZERO
-            weighted += weights[m] * x
-            weight_sum += weights[m]
-        if weight_sum == 0.0:
-            return 0.0
-        return bp * math.exp(weighted / weight_sum)
-    log_sum = 0.0
-    compensation = 0.0
-    for m in range(eff_order):
-        x = math.log(precisions[m]) if precisions[m] != 0.0 else _LOG_ZERO
-        if m == 0:
-            log_sum = x
-        elif compensated:
-            t = log_sum + x
-            if abs(log_sum) >= abs(x):
-                compensation += (log_sum - t) + x
-            else:
-                compensation += (x - t) + log_sum
-            log_sum = t
-        else:
-            log_sum = log_sum + x
-    if compensated and compensation != 0.0 and math.isfinite(compensation):
-        log_sum += compensation
-    return bp * math.exp(log_sum / eff_order)
+    """sacrebleu's BLEU of one statistics row: the CPU's
+    :func:`~fastbleu._kernels.bleu.formula.bleu_from_row`, compiled for the device."""
+    return bleu_from_row(row, max_order, smooth, smooth_value, effective_order, compensated,
+                         precisions, weights, ref_scale)[0]
 
 
 @cuda.jit

@@ -2,7 +2,7 @@
 every (candidate, pseudo-reference) pair of a source by merging two sorted profiles.
 
 :func:`profiles` (a thread per sentence and n-gram kind/order) builds the
-keys of one order from the sentence's unit hashes (``key * GOLDEN + hash``,
+keys of one order from the sentence's unit hashes (the CPU's ``extend_key``:
 the CPU path's keys), heap-sorts them in place and folds equal keys into
 ``(key, count)`` runs: the sentence's *profile* of that order.  Each
 sentence is profiled once, whatever the number of pairs it is in.
@@ -11,20 +11,25 @@ sentence is profiled once, whatever the number of pairs it is in.
 sorted profiles of a pair side by side, adding ``min(count_c, count_r)`` for
 every common key: the clipped match count of each order (Papineni et al.,
 2002; Popović, 2015).  The row it makes is the CPU kernel's
-(:mod:`fastbleu._kernels.pairwise`), scored by sacrebleu's chrF F-score
-(no ``log``/``exp``: the CPU's value to the last bit) or BLEU
-(:func:`.formula.bleu_of_row`, with CUDA's ``log``/``exp``).
+(:mod:`fastbleu._kernels.pairwise`), scored by the CPU's own chrF F-score
+compiled for the device (:func:`fastbleu._kernels.chrf.formula.f_score_order`
+and ``f_score_total``; no ``log``/``exp``: the CPU's value to the last bit)
+or BLEU (:func:`.formula.bleu_of_row`, with CUDA's ``log``/``exp``).
 """
 
 import numpy as np
 
-from .counting import GOLDEN
+from ..chrf.formula import f_score_order as host_f_score_order
+from ..chrf.formula import f_score_total as host_f_score_total
 from .formula import MAX_ORDER, bleu_of_row
 from .loader import cuda
+from .tokens import device_function, extend_key
 
 METRIC_CHRF = 0
 METRIC_BLEU = 1
-_EPS = 1e-16
+#: The CPU's chrF F-score (sacrebleu's arithmetic), an order at a time, on the device.
+f_score_order = device_function(host_f_score_order)
+f_score_total = device_function(host_f_score_total)
 _ROW = 2 + 2 * MAX_ORDER  # local arrays take literal sizes
 
 
@@ -59,7 +64,7 @@ def profiles(hashes, start, count, region, kinds, orders, n, keys, counts, lengt
         for p in range(size):
             key = hashes[at + p]
             for j in range(1, o + 1):
-                key = key * GOLDEN + hashes[at + p + j]
+                key = extend_key(key, hashes[at + p + j])
             keys[base + p] = key
         for root in range(size // 2 - 1, -1, -1):
             _sift(keys, base, root, size)
@@ -137,31 +142,15 @@ def pair_scores(keys, counts, lengths, start, count, region, kinds, orders, c_bo
                     row[2 + n_orders + g] = hyp_total
                     continue
                 n_hyp = hyp_total if ref_total > 0 else 0  # the CPU kernel's row
-                prec = match / n_hyp if n_hyp > 0 else _EPS
-                rec = match / ref_total if ref_total > 0 else _EPS
-                if eps_smoothing:
-                    denom = factor * prec + rec
-                    score += (one_plus_factor * prec * rec / denom) if denom > 0 else _EPS
-                if n_hyp > 0 and ref_total > 0:
-                    avg_prec += prec
-                    avg_rec += rec
-                    effective += 1
+                score, effective, avg_prec, avg_rec = f_score_order(
+                    n_hyp, ref_total, match, factor, one_plus_factor, eps_smoothing, score,
+                    effective, avg_prec, avg_rec)
             if metric == METRIC_BLEU:
                 row[0] = count[0, c]
                 row[1] = count[0, r]
                 score = bleu_of_row(row, n_orders, smooth, smooth_value, effective_order,
                                     compensated, weights, 1.0, precisions)
-            elif eps_smoothing:
-                score = 100 * score / n_orders
-            elif effective == 0:
-                score = 0.0
             else:
-                avg_prec /= effective
-                avg_rec /= effective
-                if avg_prec + avg_rec:
-                    score = one_plus_factor * avg_prec * avg_rec
-                    score /= (factor * avg_prec) + avg_rec
-                    score = 100 * score
-                else:
-                    score = 0.0
+                score = f_score_total(score, effective, avg_prec, avg_rec, n_orders, factor,
+                                      one_plus_factor, eps_smoothing)
             out[out_start[s] + i * out_stride[s] + j] = score

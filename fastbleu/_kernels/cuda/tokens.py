@@ -22,8 +22,12 @@ is copied as it is.  Only ``syncthreads`` and shared-memory atomics are used
 (no warp intrinsics), so the kernel runs unchanged on numba's CUDA simulator.
 """
 
-import numpy as np
+from types import CellType, FunctionType
 
+import numpy as np
+from numba.core.registry import CPUDispatcher
+
+from ..text.hashing import extend_key as host_extend_key
 from ..text.hashing import finish as host_finish
 from ..text.hashing import fnv_step as host_fnv_step
 from ..text.tokenize_unicode import utf8_length as host_utf8_length
@@ -31,13 +35,47 @@ from .loader import cuda
 
 _BIG = np.int64(1 << 62)
 _ONE = np.uint64(1)
+_ON_DEVICE: dict = {}
 
-#: The host kernels' own functions compiled for the device, so that every hash is the
-#: CPU's by construction: splitmix64's finaliser, an FNV-1a step, a UTF-8 lead byte's
-#: length.  (Their modules hold no ``cuda`` name, so the simulator has nothing to swap.)
-finish = cuda.jit(device=True)(host_finish.py_func)
-fnv_step = cuda.jit(device=True)(host_fnv_step.py_func)
-utf8_length = cuda.jit(device=True)(host_utf8_length.py_func)
+
+def device_function(host):
+    """An ``@njit`` function of the CPU kernels compiled for the device, so that the CPU and
+    the GPU run one copy of its logic.
+
+    Every ``@njit`` function it calls is compiled for the device the same way
+    (once each) and called in its place: a copy of the function whose
+    globals (and closure) name those device functions.  The host function must take only
+    scalars and arrays and allocate nothing; its module must hold no
+    ``cuda`` name (numba's simulator swaps that name in a device function's
+    globals on every call).  Global numpy arrays it reads become constant
+    arrays on the device.
+    """
+    made = _ON_DEVICE.get(host)
+    if made is None:
+        fn = host.py_func
+        callees = {}
+        for name in fn.__code__.co_names:  # the functions it calls by their global names
+            value = fn.__globals__.get(name)
+            if isinstance(value, CPUDispatcher):
+                callees[name] = device_function(value)
+        cells = fn.__closure__ or ()  # and those it holds in a closure
+        swapped = tuple(CellType(device_function(cell.cell_contents))
+                        if isinstance(cell.cell_contents, CPUDispatcher) else cell
+                        for cell in cells)
+        if callees or swapped != cells:
+            fn = FunctionType(fn.__code__, {**fn.__globals__, **callees}, fn.__name__,
+                              fn.__defaults__, swapped or None)
+        made = _ON_DEVICE[host] = cuda.jit(device=True)(fn)
+    return made
+
+
+#: The host kernels' own functions compiled for the device, so that every hash and n-gram
+#: key is the CPU's by construction: splitmix64's finaliser, an FNV-1a step, a UTF-8 lead
+#: byte's length, an n-gram's key from its prefix's (``key * golden + token_hash``).
+finish = device_function(host_finish)
+extend_key = device_function(host_extend_key)
+fnv_step = device_function(host_fnv_step)
+utf8_length = device_function(host_utf8_length)
 
 # Slots of the int64 ``summary`` array that the kernel reports malformed input through
 # (read by the host only when it checks).
