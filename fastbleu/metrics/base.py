@@ -250,12 +250,10 @@ class Metric(ABC):
     def _summed(self, hypotheses, references) -> tuple[np.ndarray, int]:
         """The column sums of the input's rows (int64, on the host) and its segments."""
         device = self._device_rows(hypotheses, references)
-        if device is not None:  # summed on the device; only one row comes back
-            from ..gpu.arrays import to_host
-            from ..gpu.scores import corpus_statistics
+        if device is not None:  # summed on the device; one row (and its check) comes back
+            from ..gpu.scores import summed_row
 
-            return (np.ascontiguousarray(to_host(corpus_statistics(device)), dtype=np.int64),
-                    int(device.shape[0]))
+            return summed_row(device), int(device.shape[0])
         total = np.zeros(self.formula.row_width, dtype=np.int64)
         n = 0
         for summed, count in self._batch_results(hypotheses, references, _sum_and_count):
