@@ -201,16 +201,19 @@ def test_dash_into_a_closed_pipe_exits_quietly(tmp_path, tools):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("summary", ["-", ""])
 @pytest.mark.parametrize("output", ["-", "r.html"])
-def test_a_dash_summary_is_refused_in_one_line(output, tmp_path, capsys, tools, monkeypatch):
+def test_a_dash_summary_is_refused_in_one_line(output, summary, tmp_path, capsys, tools,
+                                               monkeypatch):
     """``--markdown -`` would write a file named ``-`` (or, with ``-o -``, put two documents
-    into one stream): refused before any work, nothing written."""
+    into one stream), ``--markdown ''`` silently none or the default: refused before any
+    work, nothing written."""
     S = tools.SAMPLE
     monkeypatch.chdir(tmp_path)
     status, stdout, stderr = run(["report", str(S["ref-A"]), "-i", str(S["sys-A"]), "-pbsn",
-                                  "20", "-o", output, "--markdown", "-"], capsys)
+                                  "20", "-o", output, "--markdown", summary], capsys)
     assert (status, stdout) == (2, "")
-    assert stderr.count("\n") == 1 and "--markdown -" in stderr and "--no-markdown" in stderr
+    assert stderr.count("\n") == 1 and "--markdown" in stderr and "--no-markdown" in stderr
     assert list(tmp_path.iterdir()) == []
 
 
