@@ -163,6 +163,9 @@ def test_bootstrap_refuses():
         gpu.bootstrap_scores(rows)
     with pytest.raises(ValueError, match="int64 rows"):
         gpu.bootstrap_scores([rows], fastbleu.BLEU(max_ngram_order=2).formula)
+    for formula in ("bleu", fastbleu.CHRF().formula):  # as randomization_scores says
+        with pytest.raises(TypeError, match="formula must be a BLEU formula"):
+            gpu.bootstrap_scores([rows], formula, n_samples=2)
 
 
 def test_high_word_short_and_long_multipliers():
