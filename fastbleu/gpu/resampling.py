@@ -70,7 +70,9 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     array
         float64 ``(n_systems, n_samples)`` on the device: system ``s``'s
         corpus BLEU on resample ``b`` (all NaN if a system has a malformed
-        segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`).
+        segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`, or,
+        except with ``ref_length="average"``, a value beyond ``2**31 - 1``,
+        which no segment of real text has: the rows are laid out as int32).
     """
     from .._kernels.cuda import bootstrap, randomization, resamples
     from .._kernels.cuda.loader import cuda
