@@ -124,9 +124,11 @@ def _options(args) -> dict:
         raise InputError(f"--examples must be 0 or more, got {args.examples}")
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha must be between 0 and 1, got {args.alpha}")
-    if args.markdown == "" and not args.no_markdown:
+    if args.markdown is not None and args.no_markdown:
+        raise InputError("--markdown PATH and --no-markdown contradict each other; give one")
+    if args.markdown == "":
         raise InputError("--markdown: the path is empty; give one, or --no-markdown")
-    if args.markdown == "-" and not args.no_markdown:
+    if args.markdown == "-":
         raise InputError("--markdown -: the summary is written to a file only (standard "
                          "output takes the page with -o -); give it a path, or --no-markdown")
     bleu = {"lowercase": args.lowercase, "force": args.force, "tokenize": args.tokenize,

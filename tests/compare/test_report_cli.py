@@ -55,6 +55,7 @@ def test_a_table(tmp_path, capsys, table8, tools):
     (["-pbsn", "10", "-cin", "20"], "are one number of resamples here"),
     (["--examples", "-1"], "--examples must be 0 or more"),
     (["--group-by", "domain"], "a table is reported on its own"),
+    (["--markdown", "s.md", "--no-markdown"], "contradict each other"),
 ])
 def test_user_errors_are_one_line_and_exit_2(argv, message, tmp_path, capsys, tools):
     S = tools.SAMPLE
