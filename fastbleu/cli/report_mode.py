@@ -21,7 +21,7 @@ import sys
 
 from ..errors import InputError
 from .parser import METRIC_NAMES, SMOOTH_METHODS, _Parser
-from .policy import guarded, say
+from .policy import guarded, say, silence_stdout
 
 _TABLE_FLAGS = ("hyp_column", "ref_column", "group_by", "segment_column", "src_column",
                 "baseline", "system_column")
@@ -124,6 +124,13 @@ def _options(args) -> dict:
         raise InputError(f"--examples must be 0 or more, got {args.examples}")
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha must be between 0 and 1, got {args.alpha}")
+    if args.markdown is not None and args.no_markdown:
+        raise InputError("--markdown PATH and --no-markdown contradict each other; give one")
+    if args.markdown == "":
+        raise InputError("--markdown: the path is empty; give one, or --no-markdown")
+    if args.markdown == "-":
+        raise InputError("--markdown -: the summary is written to a file only (standard "
+                         "output takes the page with -o -); give it a path, or --no-markdown")
     bleu = {"lowercase": args.lowercase, "force": args.force, "tokenize": args.tokenize,
             "smooth_method": args.smooth_method, "smooth_value": args.smooth_value,
             "max_ngram_order": args.max_ngram_order, "spm_model": args.spm_model}
@@ -177,14 +184,18 @@ def _arrow(column):
                                             pa.py_buffer(column.data))
 
 
-def run(args) -> None:
-    """Write the report that ``args`` ask for."""
+def run(args) -> int | None:
+    """Write the report that ``args`` ask for; 141 where standard output's reader went
+    away before the page was out (nothing else is said)."""
     from ..compare import api
 
     options = _options(args)
     to_stdout = args.output == "-"
     if to_stdout:  # the page on standard output; the summary only where --markdown says
         import matplotlib  # noqa: F401  (the charts need it: fail before the work)
+
+        if sys.stdout is None:
+            raise InputError("standard output is closed (-o -); the page was not written")
     summary = options["markdown"] if isinstance(options["markdown"], str) else None
     if _is_table(args):
         if len(args.refs) != 1 or args.input or args.src or args.num_refs != 1:
@@ -228,7 +239,11 @@ def run(args) -> None:
         check_outputs(None, summary, read)
         options["markdown"] = False
         found = api.report(source, references, output=None, **options)
-        write_outputs(found, None, summary, read, stream=sys.stdout)
+        try:
+            write_outputs(found, None, summary, read, stream=sys.stdout)
+        except BrokenPipeError:  # the reader went away (| head): silent, as SIGPIPE
+            silence_stdout()
+            return 141
         files = ["the page to standard output"] + ([summary] if summary else [])
     if not args.quiet:
         say(f"fastbleu: wrote {' and '.join(files)} ({len(found.systems)} systems, "
@@ -243,7 +258,7 @@ def main(argv: list[str]) -> int:
     with guarded(args.debug, "report", extras={"matplotlib": (
             "fastbleu report draws its charts with matplotlib, which is not installed: "
             "pip install 'fastbleu[report]'")}) as outcome:
-        run(args)
+        status = run(args)
     if outcome.status is not None:
         return outcome.status
-    return 0
+    return status or 0

@@ -45,8 +45,11 @@ def write_outputs(report, html: str | None, markdown: str | None, inputs: list,
                   stream=None) -> None:
     """Render ``report`` and write the page (and the summary) safely.
 
-    ``html`` None: the page is written to ``stream`` (a text stream), after the summary
-    file is in place; the summary then links to no page.
+    ``html`` None: the page is written to ``stream`` (a text stream; its UTF-8 bytes, as
+    the page declares, through its binary buffer where it has one), before the summary
+    file is committed, so that a failed write leaves no summary; the summary links to no
+    page.  A stream that cannot be written is an :class:`InputError` (one line), except a
+    reader gone away (``BrokenPipeError``), which is raised as it is.
     """
     from ..tables.writers import AtomicFile
     from .markdown import render_markdown
@@ -65,12 +68,32 @@ def write_outputs(report, html: str | None, markdown: str | None, inputs: list,
             files.append(out)
             with out.writing(), open(out.temporary, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
+        if html is None:
+            _write_stream(stream, page)
         for out in files:
             out.commit()
     except BaseException:
         for out in files:
             out.discard()
         raise
-    if html is None:
-        stream.write(page)
-        stream.flush()
+
+
+def _write_stream(stream, text: str) -> None:
+    """``text`` as UTF-8 onto ``stream``, flushed; its failure one line (but a broken pipe)."""
+    if stream is None:
+        raise InputError("standard output is closed; the page was not written")
+    try:
+        binary = getattr(stream, "buffer", None)
+        if binary is not None:
+            stream.flush()
+            binary.write(text.encode("utf-8"))
+            binary.flush()
+        else:
+            stream.write(text)
+            stream.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise InputError(f"cannot write to standard output ({reason}); the page is incomplete "
+                         "and no summary was written") from None

@@ -70,7 +70,9 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
     array
         float64 ``(n_systems, n_samples)`` on the device: system ``s``'s
         corpus BLEU on resample ``b`` (all NaN if a system has a malformed
-        segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`).
+        segment's row of -1, see :func:`fastbleu.gpu.bleu_statistics`, or,
+        except with ``ref_length="average"``, a value beyond ``2**31 - 1``,
+        which no segment of real text has: the rows are laid out as int32).
     """
     from .._kernels.cuda import bootstrap, randomization, resamples
     from .._kernels.cuda.loader import cuda
@@ -85,12 +87,15 @@ def bootstrap_scores(systems, formula=None, n_samples: int = 1000, seed: int = 1
         raise ValueError(f"seed must be a non-negative int (numpy's default_rng seed), "
                          f"got {seed!r}")
     n_samples, seed = int(n_samples), int(seed)
+    from ..metrics.bleu.formula import BLEUFormula
+
+    if formula is not None and not isinstance(formula, BLEUFormula):
+        raise TypeError(f"formula must be a BLEU formula (BLEU(...).formula), got "
+                        f"{type(formula).__name__}")
     context = Context(cuda, next((s for s in systems if on_device(s)), None))
     views = [context.view(s, f"systems[{k}]") for k, s in enumerate(systems)]
     n, width = views[0].shape if len(views[0].shape) == 2 else (0, -1)
     if formula is None:
-        from ..metrics.bleu.formula import BLEUFormula
-
         formula = BLEUFormula(max(1, (width - 2) // 2))
     _check_rows(views, [f"systems[{k}]" for k in range(len(views))], formula, n, width,
                 "bootstrap", len(views))

@@ -34,6 +34,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from .results import resolved_count
+
+
 def merged_num_refs(a: int | None, b: int | None) -> int | None:
     """References per segment of two pieces together: equal counts stay, else ``-1``."""
     if a is None:
@@ -82,13 +85,27 @@ class Accumulator:
         self.formula = formula
         self._total = np.zeros(self.formula.row_width, dtype=np.int64)
         self.n_segments = 0
-        self.num_refs: int | None = None
+        # num_refs as recorded: an int, or a count still on the device (token ids with a
+        # reference mask there), read back when num_refs is first asked for
+        self._num_refs = None
         # References per segment of empty pieces: sacrebleu's nrefs of an empty corpus is
         # its number of streams, which must not outvote a piece that has segments.
         self._empty_num_refs: int | None = None
         # The signature's tok field of the input added (BLEU: "ids" for token ids), if the
         # metric records one; text and ids are not mixed in one sum.
         self._input_signature: str | None = None
+
+    @property
+    def num_refs(self) -> int | None:
+        """References per segment (``-1`` when it varies), None before any: a plain int."""
+        value = self._num_refs
+        if value is not None and type(value) is not int:
+            value = self._num_refs = resolved_count(value)
+        return value
+
+    @num_refs.setter
+    def num_refs(self, value) -> None:
+        self._num_refs = value
 
     # -- building it up ------------------------------------------------------------------
 
@@ -130,7 +147,8 @@ class Accumulator:
             self._add_input_signature(metric.input_tokenizer_signature)
             self._total += total
             self.n_segments += n
-            self.num_refs = merged_num_refs(self.num_refs, metric.num_refs)
+            # the metric's count as recorded: one still on the device is not waited for here
+            self._num_refs = merged_num_refs(self._num_refs, metric._num_refs)
         elif self._empty_num_refs is None:
             self._empty_num_refs = metric.num_refs
         return self
@@ -166,7 +184,7 @@ class Accumulator:
         """Add ``other``'s sums, segments and reference counts (its formula merges)."""
         self._total += other._total
         self.n_segments += other.n_segments
-        self.num_refs = merged_num_refs(self.num_refs, other.num_refs)
+        self._num_refs = merged_num_refs(self._num_refs, other._num_refs)
 
     def _add_input_signature(self, signature: str | None) -> None:
         if signature is None:
@@ -210,6 +228,9 @@ class Accumulator:
         return state
 
     def __setstate__(self, state: dict) -> None:
+        if "num_refs" in state:  # pickled before num_refs became a property
+            state = {**state, "_num_refs": state["num_refs"]}
+            del state["num_refs"]
         self.__dict__.update(state)
 
     def __repr__(self) -> str:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from .formula import Formula, Score, Signature, checked_counts
+from .results import resolved_count
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..statistics.tokens import BufferPairs, HashBuffer
@@ -127,9 +128,24 @@ class Metric(ABC):
     #: ``"linear"`` (tokenizing and counting) or ``"alignment"`` (an edit distance with
     #: shifts, TER); the pipeline cuts batches of about equal cost by it.
     batch_cost: ClassVar[str] = "linear"
-    num_refs: int | None = None
+    #: ``num_refs`` as recorded: an int, or a count still on the device (token ids with a
+    #: reference mask there, :class:`fastbleu.gpu.statistics.PendingNumRefs`), which
+    #: :attr:`num_refs` reads back the first time it is asked for.
+    _num_refs = None
     n_bootstrap: int | None = None
     seed: str | None = None
+
+    @property
+    def num_refs(self) -> int | None:
+        """References per segment once seen (``-1`` when it varies): a plain int."""
+        value = self._num_refs
+        if value is not None and type(value) is not int:
+            value = self._num_refs = resolved_count(value)
+        return value
+
+    @num_refs.setter
+    def num_refs(self, value) -> None:
+        self._num_refs = value
     #: References given to the constructor, converted once (``None``: none cached).
     _ref_cache = None
 

@@ -12,8 +12,16 @@ No kernel is imported here, so reports can be built without numba.
 from __future__ import annotations
 
 import json
+import operator
 
 from .._version import __version__
+
+
+def resolved_count(value):
+    """A count (``num_refs``) as the plain int it stands for: a count still on the device
+    (:class:`fastbleu.gpu.statistics.PendingNumRefs`) is read back here, a numpy int made
+    an int; None stays None."""
+    return None if value is None else operator.index(value)
 
 
 class MetricScore:
@@ -117,7 +125,7 @@ class MetricSignature:
         self._abbreviations = {**self._ABBREVIATIONS, **abbreviations}
         self.info = {
             "version": f"fastbleu-{__version__}",
-            "nrefs": "var" if num_refs == -1 else num_refs,
+            "nrefs": "var" if num_refs == -1 else resolved_count(num_refs),
             "bs": n_bootstrap, "ar": None, "seed": seed, "test": None, "lang": None,
             "origlang": None, "subset": None, **fields,
         }

@@ -55,6 +55,7 @@ def test_a_table(tmp_path, capsys, table8, tools):
     (["-pbsn", "10", "-cin", "20"], "are one number of resamples here"),
     (["--examples", "-1"], "--examples must be 0 or more"),
     (["--group-by", "domain"], "a table is reported on its own"),
+    (["--markdown", "s.md", "--no-markdown"], "contradict each other"),
 ])
 def test_user_errors_are_one_line_and_exit_2(argv, message, tmp_path, capsys, tools):
     S = tools.SAMPLE
@@ -192,10 +193,103 @@ def test_dash_into_a_closed_pipe_exits_quietly(tmp_path, tools):
     command = [sys.executable, "-m", "fastbleu", "report", str(S["ref-A"]), "-i",
                str(S["sys-A"]), "-pbsn", "20", "-o", "-"]
     writer = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              cwd=tmp_path)
+                              cwd=tmp_path, env=_env())
     head = writer.stdout.read(10)
     writer.stdout.close()
     stderr = writer.stderr.read().decode()
     assert writer.wait(timeout=120) in (0, 141, -13)
     assert head == b"<!DOCTYPE " and "Traceback" not in stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("summary", ["-", ""])
+@pytest.mark.parametrize("output", ["-", "r.html"])
+def test_a_dash_summary_is_refused_in_one_line(output, summary, tmp_path, capsys, tools,
+                                               monkeypatch):
+    """``--markdown -`` would write a file named ``-`` (or, with ``-o -``, put two documents
+    into one stream), ``--markdown ''`` silently none or the default: refused before any
+    work, nothing written."""
+    S = tools.SAMPLE
+    monkeypatch.chdir(tmp_path)
+    status, stdout, stderr = run(["report", str(S["ref-A"]), "-i", str(S["sys-A"]), "-pbsn",
+                                  "20", "-o", output, "--markdown", summary], capsys)
+    assert (status, stdout) == (2, "")
+    assert stderr.count("\n") == 1 and "--markdown" in stderr and "--no-markdown" in stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def _report_to(stdout, tmp_path, tools, *flags, env=None, close_stdout=False):
+    """``fastbleu report REF -i SYS -o - FLAGS`` run in ``tmp_path``, its standard output
+    ``stdout`` (``close_stdout``: closed, as ``>&-``)."""
+    import os
+    import subprocess
+    import sys
+
+    S = tools.SAMPLE
+    start = ([sys.executable, "-c", "import os, runpy, sys; os.close(1); "
+              "sys.argv[0] = 'fastbleu'; runpy.run_module('fastbleu', run_name='__main__')"]
+             if close_stdout else [sys.executable, "-m", "fastbleu"])
+    return subprocess.run([*start, "report", str(S["ref-A"]), "-i", str(S["sys-A"]), "-pbsn",
+                           "20", "-o", "-", *flags], stdout=stdout, stderr=subprocess.PIPE,
+                          cwd=tmp_path, timeout=300, env=_env(**(env or {})))
+
+
+def _env(**extra):
+    """The environment of a child ``fastbleu``: this checkout's package first."""
+    import os
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[2])
+    return dict(os.environ, PYTHONPATH=os.pathsep.join([root, os.environ.get("PYTHONPATH", "")]),
+                **extra)
+
+
+@pytest.mark.parametrize("case", ["closed", "full", "broken"])
+def test_dash_onto_a_stdout_that_fails_leaves_no_summary(case, tmp_path, tools):
+    """Standard output closed (``>&-``) or full (``> /dev/full``): one line, exit 2; its
+    reader gone (``| true``): silent, exit 141.  No traceback, and no summary either way
+    (the summary is committed only once the page is out)."""
+    import os
+
+    summary = ["--markdown", "s.md"]
+    if case == "broken":
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            done = _report_to(write, tmp_path, tools, *summary)
+        finally:
+            os.close(write)
+        assert (done.returncode, done.stderr) == (141, b"")
+    else:
+        if case == "full":
+            if not os.path.exists("/dev/full"):
+                pytest.skip("no /dev/full")
+            with open("/dev/full", "wb") as full:
+                done = _report_to(full, tmp_path, tools, *summary)
+        else:
+            done = _report_to(None, tmp_path, tools, *summary, close_stdout=True)
+        stderr = done.stderr.decode()
+        assert done.returncode == 2 and stderr.count("\n") == 1, stderr
+        assert stderr.startswith("fastbleu: error: ") and "standard output" in stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_dash_writes_the_pages_utf8_bytes_whatever_the_locale(tmp_path, tools):
+    """The page says ``charset="utf-8"``: its bytes on standard output are UTF-8 and equal
+    the file's, even where standard output's encoding is ASCII or Latin-1."""
+    import subprocess
+    import sys
+
+    S = tools.SAMPLE
+    expected = tmp_path / "page.html"
+    title = ["--title", "Ünï — ✓ <b>"]
+    subprocess.run([sys.executable, "-m", "fastbleu", "report", str(S["ref-A"]), "-i",
+                    str(S["sys-A"]), "-pbsn", "20", *title, "-q", "--no-markdown", "-o",
+                    str(expected)], check=True, timeout=300, env=_env())
+    for encoding in ("ascii", "latin-1"):
+        out = tmp_path / f"{encoding}.html"
+        with open(out, "wb") as stream:
+            done = _report_to(stream, tmp_path, tools, *title,
+                              env={"PYTHONIOENCODING": encoding})
+        assert done.returncode == 0, done.stderr.decode()
+        assert out.read_bytes() == expected.read_bytes()

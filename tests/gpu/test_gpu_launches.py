@@ -339,6 +339,47 @@ def test_pending_num_refs_stands_for_its_int():
     assert type(refs) is int and refs == 3
 
 
+@pytest.mark.parametrize("mask, expected", [((True, True, True), 2), ((True, False, True), -1)])
+def test_num_refs_is_a_plain_int_wherever_it_is_read(mask, expected):
+    """The count stays on the device until used, but whatever reads it (the metric's and the
+    accumulator's ``num_refs``, a signature's dict) gets the plain int: ``isinstance``,
+    ``json``, ``<`` and arithmetic work as on the CPU."""
+    import copy
+    import json
+
+    from fastbleu.gpu.statistics import statistics_and_num_refs
+
+    hyp = np.array([[5, 6, 7, 8, 9], [5, 5, 6, 6, 1], [1, 2, 3, 4, 5]])
+    ref = np.array([[5, 6, 7, 8, 1], [5, 6, 6, 1, 1], [1, 2, 3, 4, 4]])
+
+    def ids():
+        return gpu.DeviceIds(device(hyp)), [gpu.DeviceIds(device(ref)), gpu.DeviceIds(
+            device(ref[::-1]), valid=device(np.array(mask)))]
+
+    nrefs = "var" if expected == -1 else expected
+    bleu = fastbleu.BLEU()
+    bleu.segment_statistics(*ids())
+    copied = copy.copy(bleu)  # before anything read it
+    for metric in (bleu, copied):
+        assert type(metric.num_refs) is int and metric.num_refs == expected
+        assert metric.num_refs < 3 and metric.num_refs + 1 == expected + 1
+        assert json.loads(json.dumps(metric.get_signature().info))["nrefs"] == nrefs
+    _, pending = statistics_and_num_refs(device(hyp), ids()[1])
+    assert type(pending).__name__ == "PendingNumRefs"
+    info = fastbleu.BLEU().signature(pending).info
+    assert type(info["nrefs"]) is type(nrefs) and info["nrefs"] == nrefs
+    plain = fastbleu.BLEU().accumulator().update(fastbleu.TokenIds(hyp), [
+        fastbleu.TokenIds(ref), fastbleu.TokenIds(ref[::-1], valid=np.array(mask))])
+    for first_pending in (True, False):
+        on_device = fastbleu.BLEU().accumulator().update(*ids())
+        assert type(on_device.num_refs) is int and on_device.num_refs == expected
+        on_device = fastbleu.BLEU().accumulator().update(*ids())
+        other = copy.deepcopy(plain)
+        merged = on_device.merge(other) if first_pending else other.merge(on_device)
+        assert type(merged.num_refs) is int and merged.num_refs == expected
+        assert json.loads(json.dumps(merged.signature().info))["nrefs"] == nrefs
+
+
 def test_summed_row_reads_the_sums_and_the_check_back_in_one_copy():
     from fastbleu.gpu.scores import summed_row
 

@@ -163,6 +163,9 @@ def test_bootstrap_refuses():
         gpu.bootstrap_scores(rows)
     with pytest.raises(ValueError, match="int64 rows"):
         gpu.bootstrap_scores([rows], fastbleu.BLEU(max_ngram_order=2).formula)
+    for formula in ("bleu", fastbleu.CHRF().formula):  # as randomization_scores says
+        with pytest.raises(TypeError, match="formula must be a BLEU formula"):
+            gpu.bootstrap_scores([rows], formula, n_samples=2)
 
 
 def test_high_word_short_and_long_multipliers():
@@ -233,6 +236,35 @@ def test_a_malformed_row_makes_every_resample_nan():
     scores = host(gpu.bootstrap_scores([good, bad], n_samples=3, seed=2))
     assert np.isnan(scores).all()
     assert not np.isnan(host(gpu.bootstrap_scores([good, good], n_samples=3, seed=2))).any()
+
+
+@pytest.mark.parametrize("value", [2 ** 31, 2 ** 40, -2 ** 31 - 1, 2 ** 63 - 1])
+def test_values_beyond_int32_are_nan_not_truncated(value):
+    """The rows are laid out as int32 (but for the scaled average length): a value that
+    does not fit (only rows made by hand have one) makes every resample NaN, where it was
+    truncated into wrong sums (and an OverflowError on the simulator); rows that fit and
+    int64 layouts keep the CPU's scores."""
+    from numba import cuda
+
+    formula = fastbleu.BLEU().formula
+    rows = host(statistics(3, 8, 1)[0])
+    fits = rows.copy()
+    fits[2, :2] = 2 ** 31 - 1
+    big = rows.copy()
+    big[2, 1] = value
+    scores = host(gpu.bootstrap_scores([cuda.to_device(fits), cuda.to_device(big)], formula,
+                                       n_samples=3, seed=4))
+    assert np.isnan(scores).all()
+    scores = host(gpu.bootstrap_scores([cuda.to_device(fits)], formula, n_samples=3, seed=4))
+    assert_scores(scores[0], formula.scores(sacrebleu_sums(fits, 3, 4), check=False))
+    average = fastbleu.BLEU(ref_length="average").formula  # int64 layout: exact
+    if value > 0:
+        wide = rows.copy()
+        wide[:, 1] *= 720720
+        wide[2, 0] = wide[2, 1] = 2 ** 40
+        scores = host(gpu.bootstrap_scores([cuda.to_device(wide)], average, n_samples=3,
+                                           seed=4))
+        assert_scores(scores[0], average.scores(sacrebleu_sums(wide, 3, 4), check=False))
 
 
 def test_bootstrap_refuses_what_it_cannot_hold():

@@ -53,17 +53,24 @@ def lay_out(systems, max_order, side, compact, flag):
     ``(n, S * (2 + max_order))``).  ``flag[0]`` (zeroed by the caller) gets ``FULL``
     where a row does not fit the compact form (a value outside ``0..COMPACT_MAX``, or a
     total that is not ``max(hyp_len - m, 0)``: a BLEU row's totals always are), and
-    ``MALFORMED`` for a malformed segment's row of -1."""
+    ``MALFORMED`` for a malformed segment's row of -1, or, where ``side`` is int32, for a
+    value beyond int32 (no segment of real text has 2**31 tokens; rows made by hand may):
+    NaN rather than a sum of truncated values."""
     n = side.shape[0]
     n_systems = len(systems)
     row_width = 2 + 2 * max_order
     compact_width = 2 + max_order
+    narrow = side.itemsize == 4
     for i in range(cuda.grid(1), n * n_systems, cuda.gridsize(1)):
         r = i // n_systems
         s = i - r * n_systems
         rows = systems[s]
         for c in range(row_width):
-            side[r, s * row_width + c] = rows[r, c]
+            value = rows[r, c]
+            if narrow and (value + 0x80000000) >> 32 != 0:  # beyond int32: never a real row's
+                cuda.atomic.or_(flag, 0, MALFORMED)
+                value = 0
+            side[r, s * row_width + c] = value
         fits = True
         for c in range(compact_width):
             value = rows[r, c]
