@@ -273,7 +273,7 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
     run there, one after the other (a pool thread never waits for the pool).
     ``executor`` runs the jobs on other threads than the pool's.
 
-    ``early``: positions of items (``items`` then a sequence) started before all
+    ``early``: distinct positions of items (``items`` then a sequence) started before all
     the others, in the order given, their results held until their turn (they do
     not count in ``in_flight``).  A batch pipeline starts its costliest batches
     first this way, so that the last ones to finish are not the longest (a test

@@ -397,7 +397,9 @@ class Metric(ABC):
         (threads + 1), or twice the threads + 1 where batch costs are estimates of very
         uneven work (TER): there one batch longer than its estimate at the head of the
         window would keep the next ones from the free threads (a replay of 16 threads,
-        ``benchmarks/bench_cuts.py``: 12.1 against 14.7 times one thread on WMT22)."""
+        ``benchmarks/bench_cuts.py``: 12.1 against 14.7 times one thread on WMT22).  For
+        Python lists, whose batches are converted ahead on the calling thread: text columns
+        hand out twice the threads + 1 for every metric (:meth:`_batch_results`)."""
         from .cuts import ALIGNMENT
 
         if self.batch_cost != ALIGNMENT:
