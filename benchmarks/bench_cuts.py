@@ -2,31 +2,40 @@
 
 The pipeline cuts an input into batches, each one job of one pool thread
 (``fastbleu/metrics/cuts.py``).  Where segments differ widely in cost (TER on
-long zh-en segments sitting together), batches of equal counts leave some
-threads most of the work.  A wall-clock speed-up needs as many idle cores as
-threads; this measures what the cuts allow on any machine instead:
+long zh-en segments sitting together, a test set sorted by length), batches of
+equal counts leave some threads most of the work.  A wall-clock speed-up needs
+as many idle cores as threads; this measures what the cuts and the pool's
+schedule allow on any machine instead:
 
 1. For each thread count ``T`` (``NUMBA_NUM_THREADS=T`` in a child process, so
    that the cuts are those ``T`` threads get), the workload runs once and every
-   pool job's CPU time (``time.thread_time`` on its thread) is recorded.
-2. Those times are replayed on ``T`` simulated cores exactly as the pipeline
-   schedules them (:func:`fastbleu._kernels.threads.ordered_map`: at most a
-   window of jobs submitted -- the most seen in the run --, the next one only
-   once the oldest has finished, each taken by the first free thread): the
-   *makespan*.
+   pool job's CPU time (``time.thread_time`` on its thread) is recorded, and
+   so is what the calling thread did, in order: each job it submitted, each
+   result it waited for, and its own CPU time between them.
+2. Those jobs are replayed on ``T`` simulated cores exactly as the run
+   scheduled them: the calling thread submits and waits in the same order
+   (whatever :func:`fastbleu._kernels.threads.ordered_map`'s window and the
+   batches it starts early), each job is taken in turn by the first free
+   thread: the *makespan*.
 3. ``balanced speed-up = total job CPU / makespan`` (``T`` at best), beside
    the number of jobs and the largest one's share of the work.  Every pool
    job counts, the batches' and any other (BLEU from Arrow checks a large
-   column's UTF-8 in pieces on the pool first).
+   column's UTF-8 in pieces on the pool first).  ``w/ caller`` replays the
+   calling thread's own CPU too (converting Python lists, merging a table's
+   group sums), against all the CPU: the serial part's limit as well.
 
-The calling thread's own time is not in it (``bench_scaling.py`` measures
-that, the serial part), nor memory bandwidth: this is only the cut.
+The replay leaves out memory bandwidth and the hand-overs' latency: this is
+only the cut and the schedule.  Each child's peak RSS (its input included) is
+printed beside.
 
 Examples::
 
     python benchmarks/bench_scaling.py --pairs zh-en,en-de --export-data /tmp/mixed.tsv
+    python benchmarks/bench_cuts.py --data /tmp/mixed.tsv --threads 2,4,8,16 \\
+        --json benchmarks/results/cuts.json
     python benchmarks/bench_cuts.py --data /tmp/mixed.tsv --segments 25000 \\
-        --workloads ter_sorted,ter_mixed --threads 2,4,8,16
+        --workloads ter_sorted,ter_mixed --threads 16
+    PYTHONPATH=/path/to/other/checkout python benchmarks/bench_cuts.py ...  # another tree
 """
 
 from __future__ import annotations
@@ -35,8 +44,10 @@ import argparse
 import heapq
 import json
 import os
+import resource
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -44,20 +55,27 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
-#: workload -> segments by default (TER's cost a segment is some hundred times BLEU's).
-WORKLOADS = {"ter_sorted": 25_000, "ter_mixed": 25_000, "chrf_sorted": 200_000,
-             "bleu_sorted": 200_000}
+#: workload -> segments (rows) by default: issue 26's sizes (TER's cost a segment is some
+#: hundred times BLEU's), BLEU from Arrow at half of them (2M: the replay is the same).
+WORKLOADS = {"ter_sorted": 100_000, "ter_mixed": 100_000, "chrf_sorted": 1_000_000,
+             "chrf_mixed": 1_000_000, "bleu_sorted": 2_000_000, "bleu_mixed": 2_000_000,
+             "bleu_list": 2_000_000, "table_parquet": 10_000_000}
 
 
-def prepare(name: str, n: int, data: str):
+def prepare(name: str, n: int, data: str, workdir: str):
     """A callable scoring the workload's input once (its segments taken evenly from
-    ``data``; ``*_sorted``: by hypothesis words times reference words, long ones last)."""
+    ``data``; ``*_sorted``: by hypothesis words times reference words, long ones last;
+    ``table_parquet``: ``bench_scaling.py``'s Parquet file of ``n`` rows, 41 systems)."""
     import pyarrow as pa
 
     import fastbleu
-    from bench_scaling import by_length, read_text, spread
+    from bench_scaling import by_length, read_text, spread, write_table
 
     hyps, refs, _ = read_text(data)
+    if name == "table_parquet":
+        write_table(workdir, n, hyps, refs)
+        path = os.path.join(workdir, f"table-{n}.parquet")
+        return lambda: fastbleu.score_table(path, "hyp", "ref", group_by="system").to_pydict()
     h, r = spread(hyps, n), spread(refs, n)
     if name.endswith("_sorted"):
         h, r = by_length(h, r)
@@ -65,6 +83,8 @@ def prepare(name: str, n: int, data: str):
         metric = fastbleu.TER()
         return lambda: metric.corpus_score(h, [r])  # lists, as issue 26's TER workload
     metric = fastbleu.CHRF() if name.startswith("chrf") else fastbleu.BLEU()
+    if name == "bleu_list":
+        return lambda: metric.corpus_score(h, [r])
     h, r = pa.array(h, pa.large_string()), pa.array(r, pa.large_string())
     return lambda: metric.corpus_score(h, [r])
 
@@ -74,8 +94,10 @@ def child(args) -> None:
 
     pool = threads._executor()
     original = pool.submit
-    jobs: list = []
+    jobs: dict = {}  # submission order -> CPU seconds of the job
+    events: list = []  # the calling thread's: ("submit" | "wait", job, its CPU seconds then)
     lock = threading.Lock()
+    caller = threading.get_ident()
 
     def submit(fn, *a):
         def timed(*aa):
@@ -84,44 +106,65 @@ def child(args) -> None:
                 return fn(*aa)
             finally:
                 with lock:
-                    jobs.append((order, time.thread_time() - start))
-                    window[0] -= 1
+                    jobs[order] = time.thread_time() - start
         with lock:
             order = len(submitted)
             submitted.append(order)
-            window[0] += 1
-            window[1] = max(window)
-        return original(timed, *a)
+        future = original(timed, *a)
+        events.append(("submit", order, time.thread_time()))
+        result = future.result
+
+        def waited(timeout=None):
+            if threading.get_ident() == caller:
+                events.append(("wait", order, time.thread_time()))
+            return result(timeout)
+        future.result = waited
+        return future
 
     submitted: list = []
-    window = [0, 0]  # jobs submitted and not finished: now, at most
 
-    run = prepare(args.workloads[0], args.segments, args.data)
+    run = prepare(args.workloads[0], args.segments, args.data, args.workdir)
     run()  # kernels loaded
     pool.submit = submit
     jobs.clear()
     submitted.clear()
+    events.clear()
     wall = time.perf_counter()
+    start = time.thread_time()
     score = run()
+    end = time.thread_time()
     wall = time.perf_counter() - wall
-    times = [t for _, t in sorted(jobs)]
-    print("RESULT " + json.dumps({"times": times, "wall": wall, "score": str(score),
-                                  "window": window[1]}))
+    # each event's caller CPU since the one before (the first: since the run began)
+    steps, before = [], start
+    for kind, job, at in events:
+        steps.append([kind, job, at - before])
+        before = at
+    times = [jobs[k] for k in range(len(jobs))]
+    print("RESULT " + json.dumps({"times": times, "events": steps, "caller_after": end - before,
+                                  "wall": wall, "score": str(score),
+                                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF)
+                                  .ru_maxrss / 1024}))
 
 
-def makespan(times: list[float], threads: int, in_flight: int) -> float:
-    """The pipeline's schedule of jobs of these CPU times on ``threads`` cores, at most
-    ``in_flight`` of them submitted and not yet taken back."""
+def replay(times: list[float], events: list, threads: int, caller: bool = False,
+           caller_after: float = 0.0) -> float:
+    """The length of the pipeline's schedule of jobs of these CPU times on ``threads``
+    cores: the calling thread submits and waits as it did in the run (``events``), each
+    job taken in turn by the first free thread.  ``caller``: the calling thread's own CPU
+    between its events counts too (converting lists, merging), else it is free."""
     free = [0.0] * threads  # when each thread is next free
-    done = []  # finish time of every job, in order
-    submit_at = 0.0
-    for k, cost in enumerate(times):
-        if k >= in_flight:  # the oldest result first
-            submit_at = max(submit_at, done[k - in_flight])
-        start = max(submit_at, heapq.heappop(free))
-        done.append(start + cost)
-        heapq.heappush(free, start + cost)
-    return max(done, default=0.0)
+    done = [0.0] * len(times)
+    now = 0.0  # the calling thread's clock
+    for kind, job, cpu in events:
+        if caller:
+            now += cpu
+        if kind == "submit":
+            start = max(now, heapq.heappop(free))
+            done[job] = start + times[job]
+            heapq.heappush(free, done[job])
+        else:
+            now = max(now, done[job])
+    return max(max(done, default=0.0), now + (caller_after if caller else 0.0))
 
 
 def main() -> None:
@@ -129,10 +172,13 @@ def main() -> None:
     parser.add_argument("--data", required=True, help="a TSV of hypothesis<TAB>reference "
                         "(bench_scaling.py --export-data) or a wmt22 folder")
     parser.add_argument("--segments", type=int, default=None,
-                        help="segments of every workload (default: 25,000 for TER, 200,000 "
-                             "for chrF and BLEU)")
+                        help="segments (rows) of every workload (default: each its own, "
+                             + ", ".join(f"{k} {v:,}" for k, v in WORKLOADS.items()) + ")")
     parser.add_argument("--threads", default="2,4,8,16")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--workdir", default=None,
+                        help="where table_parquet's file is written (default: a temporary "
+                             "folder, removed after)")
     parser.add_argument("--json", default=None, help="write the results here")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -143,9 +189,44 @@ def main() -> None:
     if args.child:
         child(args)
         return
+    with tempfile.TemporaryDirectory(prefix="bench-cuts-") as scratch:
+        args.workdir = args.workdir or scratch
+        rows = measure(args)
+    if args.json:
+        write_json(args.json, {"data": os.path.basename(args.data),
+                               "python": sys.version.split()[0], "cpus": os.cpu_count()}, rows)
+
+
+def write_json(path: str, head: dict, rows: list[dict]) -> None:
+    """One row a line; times in microseconds, events as ``[kind, job, caller us]`` with
+    kind ``s`` (submitted) or ``w`` (waited for): what :func:`replay` needs, a few
+    hundred kB for every workload at four thread counts."""
+    def compact(row: dict) -> dict:
+        row = dict(row, job_us=[round(t * 1e6) for t in row.pop("job_times")],
+                   events=[[kind[0], job, round(cpu * 1e6)] for kind, job, cpu in row["events"]])
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
+    with open(path, "w") as handle:
+        handle.write(json.dumps(head)[:-1] + ', "rows": [\n')
+        handle.write(",\n".join(json.dumps(compact(row), separators=(",", ":")) for row in rows))
+        handle.write("\n]}\n")
+
+
+def load_json(path: str) -> list[dict]:
+    """The rows :func:`write_json` wrote, with ``job_times`` and ``events`` in seconds again
+    (to replay them with other assumptions)."""
+    with open(path) as handle:
+        rows = json.load(handle)["rows"]
+    kinds = {"s": "submit", "w": "wait"}
+    for row in rows:
+        row["job_times"] = [t / 1e6 for t in row.pop("job_us")]
+        row["events"] = [[kinds[k], job, cpu / 1e6] for k, job, cpu in row["events"]]
+    return rows
+
+
+def measure(args) -> list[dict]:
     rows = []
-    print(f"{'workload':12} {'segments':>8} {'threads':>7} {'jobs':>7} {'largest':>8} "
-          f"{'balanced':>9} {'job CPU s':>9}")
+    print(f"{'workload':13} {'segments':>9} {'threads':>7} {'jobs':>5} {'largest':>8} "
+          f"{'balanced':>9} {'w/ caller':>9} {'job CPU s':>9} {'caller s':>8} {'peak RSS':>8}")
     for name in args.workloads:
         segments = args.segments or WORKLOADS[name]
         scores = set()
@@ -154,30 +235,34 @@ def main() -> None:
                 filter(None, [os.environ.get("PYTHONPATH"), ROOT])))
             done = subprocess.run([sys.executable, os.path.abspath(__file__), "--child",
                                    "--data", args.data, "--segments", str(segments),
-                                   "--workloads", name], env=env, capture_output=True, text=True)
+                                   "--workloads", name, "--workdir", args.workdir],
+                                  env=env, capture_output=True, text=True)
             if done.returncode:
                 sys.exit(f"{name} at {t} threads failed:\n{done.stderr}")
             line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")][-1]
             result = json.loads(line[len("RESULT "):])
-            times = result["times"]
+            times, events = result["times"], result["events"]
             total = sum(times)
-            # the window the pipeline used (seen: jobs submitted and not finished, at most)
-            span = makespan(times, t, max(1, result["window"]))
+            caller = sum(cpu for _, _, cpu in events) + result["caller_after"]
+            span = replay(times, events, t)
+            with_caller = replay(times, events, t, caller=True,
+                                 caller_after=result["caller_after"])
+            rss = result["peak_rss_mb"]  # the child's, its input included
             row = {"workload": name, "threads": t, "segments": segments,
-                   "jobs": len(times), "job_cpu": total,
+                   "jobs": len(times), "job_cpu": total, "caller_cpu": caller,
                    "largest_share": max(times) / total if total else 0.0,
-                   "balanced_speedup": total / span if span else 0.0, "wall": result["wall"],
-                   "window": result["window"], "job_times": times}
+                   "balanced_speedup": total / span if span else 0.0,
+                   "with_caller_speedup": (total + caller) / with_caller if with_caller else 0.0,
+                   "wall": result["wall"], "peak_rss_mb": rss,
+                   "job_times": times, "events": events}
             rows.append(row)
             scores.add(result["score"])
-            print(f"{name:12} {segments:8} {t:7} {len(times):7} {100 * row['largest_share']:7.1f}% "
-                  f"{row['balanced_speedup']:8.2f}x {total:9.2f}", flush=True)
+            print(f"{name:13} {segments:9} {t:7} {len(times):5} {100 * row['largest_share']:7.1f}% "
+                  f"{row['balanced_speedup']:8.2f}x {row['with_caller_speedup']:8.2f}x "
+                  f"{total:9.2f} {caller:8.3f} {rss:6.0f}MB", flush=True)
         if len(scores) != 1:
             sys.exit(f"{name}: the score differs between thread counts: {scores}")
-    if args.json:
-        with open(args.json, "w") as handle:
-            json.dump({"data": os.path.basename(args.data), "python": sys.version.split()[0],
-                       "cpus": os.cpu_count(), "rows": rows}, handle, indent=1)
+    return rows
 
 
 if __name__ == "__main__":

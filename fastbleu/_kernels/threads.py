@@ -258,7 +258,7 @@ def for_chunks(kernel, n: int, *args, min_chunk: int = _MIN_CHUNK) -> None:
 
 
 def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
-                executor: WorkerPool | None = None) -> Iterator:
+                executor: WorkerPool | None = None, early: Iterable[int] = ()) -> Iterator:
     """``work(item)`` for every item, on the pool, yielded in the items' order.
 
     Each item is one job on one pool thread (its kernels run in one piece
@@ -272,6 +272,12 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
     ``KeyboardInterrupt``: the process is stopping).  On a pool thread the jobs
     run there, one after the other (a pool thread never waits for the pool).
     ``executor`` runs the jobs on other threads than the pool's.
+
+    ``early``: distinct positions of items (``items`` then a sequence) started before all
+    the others, in the order given, their results held until their turn (they do
+    not count in ``in_flight``).  A batch pipeline starts its costliest batches
+    first this way, so that the last ones to finish are not the longest (a test
+    set sorted by length ends with them).
     """
     if in_pool_thread() and executor is None:
         yield from map(work, items)
@@ -279,21 +285,37 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
     if in_flight is None:
         in_flight = numba.config.NUMBA_NUM_THREADS + 1
     pending = deque()
+    held: dict = {}
     interrupted = False
     try:
+        early = list(early)
+        if early:
+            sequence = items
+            held = {k: (executor or _executor()).submit(work, sequence[k]) for k in early}
+            items = (sequence[k] for k in range(len(sequence)) if k not in held)
+        turn = 0  # the position of the next result to yield
         for item in items:
             pending.append((executor or _executor()).submit(work, item))
             if len(pending) >= in_flight:
+                while turn in held:  # held results due before the oldest pending one
+                    yield held.pop(turn).result()
+                    turn += 1
                 yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+                turn += 1
+        while pending or held:
+            if turn in held:
+                yield held.pop(turn).result()
+            else:
+                yield pending.popleft().result()
+            turn += 1
     except KeyboardInterrupt:
         interrupted = True
         raise
     finally:
-        for future in pending:
+        left = [*pending, *held.values()]
+        for future in left:
             future.cancel()
         if not interrupted and not signals.received():
-            for future in pending:
+            for future in left:
                 if not future.cancelled():
                     future.exception()  # waits; its error, if any, is not this one's cause

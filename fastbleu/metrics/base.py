@@ -374,11 +374,12 @@ class Metric(ABC):
             return
         from .._kernels.threads import ordered_map, pool_size
         from ..inputs.text import TextColumn
-        from .cuts import text_bounds
+        from .cuts import text_plan
 
         text = isinstance(hyps, TextColumn)
-        # batches of about equal cost (token ids: of equal counts)
-        bounds = text_bounds(self.batch_cost if text else None, hyps, refs, size, pool_size())
+        # batches of about equal cost (token ids: of equal counts), the costliest first
+        threads = pool_size()
+        bounds, early = text_plan(self.batch_cost if text else None, hyps, refs, size, threads)
 
         def rows(k: int, pair) -> np.ndarray:
             # the batch's own look at its hypotheses, on its pool thread (not serial here)
@@ -388,7 +389,11 @@ class Metric(ABC):
             found = self._rows(hyps, refs, first, last, pair)
             return found if reduce is None else reduce(found)
 
-        yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1), self._window())
+        # twice the threads + 1 batches handed out (one thread: the default), so that a batch
+        # longer than its estimate does not keep the next ones from the free threads: the
+        # input is in memory already, and what they hold is rows or sums
+        window = 2 * threads + 1 if threads > 1 else None
+        yield from ordered_map(pairs.lend(rows), range(len(bounds) - 1), window, early=early)
 
     def _pooled(self, pairs, batches, reduce=None) -> Iterator:
         from .._kernels.threads import ordered_map
@@ -406,7 +411,9 @@ class Metric(ABC):
         (threads + 1), or twice the threads + 1 where batch costs are estimates of very
         uneven work (TER): there one batch longer than its estimate at the head of the
         window would keep the next ones from the free threads (a replay of 16 threads,
-        ``benchmarks/bench_cuts.py``: 12.1 against 14.7 times one thread on WMT22)."""
+        ``benchmarks/bench_cuts.py``: 12.1 against 14.7 times one thread on WMT22).  For
+        Python lists, whose batches are converted ahead on the calling thread: text columns
+        hand out twice the threads + 1 for every metric (:meth:`_batch_results`)."""
         from .cuts import ALIGNMENT
 
         if self.batch_cost != ALIGNMENT:
