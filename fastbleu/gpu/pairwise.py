@@ -6,9 +6,12 @@ The GPU counterparts of :func:`fastbleu.pairwise.chrf_matrix` and
 :mod:`fastbleu._kernels.cuda.formula`).  For chrF the text's UTF-8 bytes
 and offsets go to the device once and are cut into units there
 (:mod:`fastbleu._kernels.cuda.units`: characters and words, the CPU's 64-bit
-hashes); for BLEU a tokenizer's tokens are hashed on the CPU and the hashes
-copied.  Then every sentence's n-grams are counted once (:func:`.profiles`)
-and every pair of a source is matched (:func:`.pair_scores`).
+hashes).  So do BLEU's byte tokenizers ``13a``, ``none`` and ``char``
+(:mod:`fastbleu._kernels.cuda.tokenize`: the CPU's token hashes); the others
+(``intl``, ``zh``, and those that run a Python library: ``ja-mecab``,
+``ko-mecab``, ``spm``, ``flores101``, ``flores200``, ``spBLEU-1K``) tokenize on
+the CPU and their hashes are copied.  Then every sentence's n-grams are counted once
+(:func:`.profiles`) and every pair of a source is matched (:func:`.pair_scores`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from itertools import chain
 
 import numpy as np
 
+from .._native.codes import TOKENIZE_13A, TOKENIZE_CHAR, TOKENIZE_NONE
 from .arrays import Context, blocks, threads
 
 
@@ -112,21 +116,74 @@ def device_units(column, char_order: int, word_order: int, whitespace: bool):
 def bleu_matrix(candidates, references=None, *, ragged: bool = False, **bleu_options):
     """Sentence BLEU of every candidate against every pseudo-reference of its source, on the
     GPU: :func:`fastbleu.pairwise.bleu_matrix`'s arguments and values (Papineni et al.,
-    2002; sacrebleu's ``BLEU(**bleu_options).sentence_score``)."""
+    2002; sacrebleu's ``BLEU(**bleu_options).sentence_score``).
+
+    With the tokenizers ``13a`` (the default), ``none`` and ``char`` the text's
+    UTF-8 bytes and offsets are copied to the device once and tokenized there
+    (:func:`device_tokens`; lowercased first on the host with
+    ``lowercase=True``); every other tokenizer (``intl``, ``zh``, ``ja-mecab``,
+    ``ko-mecab``, ``spm``, ``flores101``, ``flores200``, ``spBLEU-1K``) tokenizes
+    on the CPU and its token hashes are copied.
+    """
     from ..metrics.bleu.metric import BLEU
     from . import _cpu
 
     metric = BLEU(**bleu_options)
     order, smooth, value, effective, compensated, weights, _ = metric.formula.kernel_args
+    tokenizer = metric.tokenizer
+    on_device = tokenizer.transform is None and tokenizer.kernel in _DEVICE_TOKENIZERS
 
     def units(column):
-        tokens = _cpu.tokenize(column, metric.tokenizer, metric.lowercase)
+        if on_device:
+            if metric.lowercase:
+                column = _cpu.lowercase(column)
+            return device_tokens(column, tokenizer.kernel)
+        tokens = _cpu.tokenize(column, tokenizer, metric.lowercase)
         return tokens.hashes, tokens.start.reshape(1, -1), tokens.count.reshape(1, -1), \
             int(tokens.hashes.size)
 
     return _matrices(candidates, references, units, [0] * order, list(range(order)), 1,
                      (1.0, 2.0, False), (smooth, value, effective, compensated, weights),
                      ragged)
+
+
+#: The tokenizer kernels (``Tokenizer.kernel``) that run on the device: 13a, none, char.
+_DEVICE_TOKENIZERS = (TOKENIZE_13A, TOKENIZE_NONE, TOKENIZE_CHAR)
+
+
+def device_tokens(column, kind: int):
+    """BLEU's token hashes of a text column, tokenized on the device from its UTF-8 bytes
+    (one launch) by the byte tokenizer ``kind`` (``13a``, ``none`` or ``char``'s
+    ``Tokenizer.kernel``): ``(hashes, start, count, region)`` laid out as
+    :func:`device_units` lays out chrF's units (one kind), the arrays on the device.
+    The hashes are those of the CPU's tokenizer (``fastbleu.statistics.tokens.tokenize``).
+    """
+    from .._kernels.cuda import tokenize as kernels
+    from .._kernels.cuda.loader import cuda
+
+    if kind not in _DEVICE_TOKENIZERS:
+        raise ValueError(f"tokenizer kernel {kind!r} does not run on the device: only 13a "
+                         f"({TOKENIZE_13A}), none ({TOKENIZE_NONE}) and char "
+                         f"({TOKENIZE_CHAR}) do")
+    context = Context(cuda)
+    stream = context.stream
+    offsets = np.ascontiguousarray(column.offsets, dtype=np.int64)
+    n = offsets.size - 1
+    region = int(offsets[-1] - offsets[0])
+    data = np.ascontiguousarray(column.data, dtype=np.uint8)
+    if not data.size:
+        data = np.zeros(1, np.uint8)
+    hashes = cuda.device_array(max(1, region), dtype=np.uint64, stream=stream)
+    start = cuda.device_array((1, n), dtype=np.int64, stream=stream)
+    count = cuda.device_array((1, n), dtype=np.int64, stream=stream)
+    if n:
+        # The 13a segments that need preprocessing are copied into their own stretch of
+        # ``scratch`` on the device, so it is allocated, not copied.
+        scratch = cuda.device_array(data.size, dtype=np.uint8, stream=stream)
+        kernels.bleu_tokens[blocks(n), threads(), stream](
+            cuda.to_device(data, stream=stream), cuda.to_device(offsets, stream=stream),
+            int(kind), scratch, hashes, start, count)
+    return hashes, start, count, region
 
 
 def _matrices(candidates, references, units, kinds, orders, metric, chrf_args, bleu_args,

@@ -26,7 +26,7 @@ def main() -> int:
     cuda.is_available = lambda: True  # compile only: no device is needed, nor used
     dispatcher.get_current_device = lambda: _Device()  # device functions compile for sm_90
     from fastbleu._kernels.cuda import (bootstrap, counting, formula, pairwise, randomization,
-                                        reduce, resamples, units)
+                                        reduce, resamples, tokenize, units)
 
     i8, u8, i4, f8, b1 = t.int64, t.uint64, t.int32, t.float64, t.boolean
 
@@ -49,6 +49,8 @@ def main() -> int:
             fused(t.Array(i8, 2, "A"), A(i4), A(i8), 2)]),  # strided torch slices
         "chrf_units": (units.chrf_units, [(A(t.uint8), A(i8), i8, i8, b1, i8, A(u8),
                                            A(i8, 2), A(i8, 2))]),
+        "bleu_tokens": (tokenize.bleu_tokens, [(A(t.uint8), A(i8), i8, A(t.uint8), A(u8),
+                                                A(i8, 2), A(i8, 2))]),
         "widen": (reduce.widen, [(t.Array(i4, 1, "A"), A(i8))]),
         "widen_rows": (reduce.widen_rows, [(t.Array(i4, 2, "A"), rows)]),
         "bleu_scores": (formula.bleu_scores, [(rows, i8, i8, f8, b1, b1, A(f8), f8, A(f8))]),

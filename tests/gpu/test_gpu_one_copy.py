@@ -25,13 +25,18 @@ def _shared():
     from fastbleu._kernels.chrf import formula as chrf_formula
     from fastbleu._kernels.chrf import statistics as chrf_statistics
     from fastbleu._kernels.cuda import formula, pairwise, tokens, units
-    from fastbleu._kernels.text import hashing, tokenize_unicode
+    from fastbleu._kernels.cuda import tokenize as device_tokenize
+    from fastbleu._kernels.text import hashing, tokenize, tokenize_13a, tokenize_unicode
 
     return [
         (tokens.finish, hashing.finish), (tokens.fnv_step, hashing.fnv_step),
         (tokens.extend_key, hashing.extend_key),
         (tokens.utf8_length, tokenize_unicode.utf8_length),
         (units.read_units, chrf_statistics.read_units),
+        (device_tokenize.split_tokens, tokenize_13a.split_tokens),
+        (device_tokenize.preprocess_13a, tokenize_13a.preprocess_13a),
+        (device_tokenize.tokens_char, tokenize.tokens_char),
+        (device_tokenize.rstrip_end, tokenize_unicode.rstrip_end),
         (pairwise.f_score_order, chrf_formula.f_score_order),
         (pairwise.f_score_total, chrf_formula.f_score_total),
         (formula.bleu_from_row, bleu_formula.bleu_from_row),

@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from fastbleu._kernels.text.tokenize import _tokens_char
-from fastbleu._kernels.text.tokenize_13a import _CLASS_13A_RAW, CLASS_SPLIT, _split_tokens
+from fastbleu._kernels.text.tokenize import tokens_char
+from fastbleu._kernels.text.tokenize_13a import CLASS_13A_RAW, CLASS_SPLIT, split_tokens
 from fastbleu._kernels.text.tokenize_flat import _scan_char_flat, _scan_flat
 
 

@@ -3,7 +3,7 @@
 ``_scan_flat`` decides token boundaries from a window of four byte classes and
 hands a segment back (-1) when it holds a 13a trigger, a ``.``/``,`` after a
 ``.``/``,``, or a lead byte of Unicode whitespace.  These tests hold it against
-the branchy scanner it replaces (``_split_tokens``) byte for byte, check that it
+the branchy scanner it replaces (``split_tokens``) byte for byte, check that it
 stays inside its segment and its slots, that plain text does take the fast path,
 and compare whole columns with sacrebleu's tokenizers.
 """
@@ -16,12 +16,12 @@ from testkit.text import scan_between, assert_same_slots
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from fastbleu._kernels.text.tokenize import _tokens_char
-from fastbleu._kernels.text.tokenize_13a import _CLASS_13A_RAW, CLASS_SPLIT, _split_tokens
+from fastbleu._kernels.text.tokenize import tokens_char
+from fastbleu._kernels.text.tokenize_13a import CLASS_13A_RAW, CLASS_SPLIT, split_tokens
 from fastbleu._kernels.text.tokenize_flat import _scan_char_flat, _scan_flat
 from testkit.text import assert_same_tokens
 
-CLASSES = {"13a": _CLASS_13A_RAW, "none": CLASS_SPLIT}
+CLASSES = {"13a": CLASS_13A_RAW, "none": CLASS_SPLIT}
 
 #: What the fast path handles: digits next to '.', ',' and '-', rule-1 punctuation,
 #: ASCII whitespace, non-ASCII letters, and E2/C2/E3 lead bytes that are not whitespace.
@@ -43,8 +43,8 @@ any_text = st.lists(st.sampled_from(PLAIN + RARE), max_size=30).map("".join)
 
 
 def scan_both(raw: bytes, kind: str):
-    """``_scan_flat`` and ``_split_tokens`` on ``raw`` between digits and dots."""
-    return scan_between((_scan_flat, _split_tokens), raw, b"9.", b"9", CLASSES[kind])
+    """``_scan_flat`` and ``split_tokens`` on ``raw`` between digits and dots."""
+    return scan_between((_scan_flat, split_tokens), raw, b"9.", b"9", CLASSES[kind])
 
 
 @settings(max_examples=300, deadline=None)
@@ -103,10 +103,10 @@ CHAR_TEXT = st.lists(st.sampled_from(PLAIN + RARE + ["😀", "𝔘", "ﬁ", "\u2
 @example(text=" a b ")
 @example(text="中文 \u3000字")
 def test_flat_char_scanner_equals_branchy_char_scanner(text):
-    """``_scan_char_flat`` against ``_tokens_char``, the per-code-point scanner it replaces,
+    """``_scan_char_flat`` against ``tokens_char``, the per-code-point scanner it replaces,
     inside a buffer whose neighbouring bytes are letters."""
     raw = text.encode()
-    results = scan_between((_scan_char_flat, _tokens_char), raw, b"ab", b"c")
+    results = scan_between((_scan_char_flat, tokens_char), raw, b"ab", b"c")
     assert_same_slots(results, len(raw))
     (flat, _), _ = results
     has_space = any(c.isspace() and ord(c) > 127 for c in text)

@@ -13,7 +13,7 @@ sacrebleu 2.6's tokenizers exactly:
     holds the byte classes that ``none`` and ``char`` split on.  ``13a``,
     ``none`` and ``char`` scan most segments with the branch-free loops of
     :mod:`fastbleu._kernels.tokenize_flat` and the rest with ``tokenize_13a``'s
-    scanner (``_tokens_char`` for ``char``); the two give the same hashes.
+    scanner (``tokens_char`` for ``char``); the two give the same hashes.
 ``intl`` and ``zh``
     ``TokenizerV14International`` and ``TokenizerZh``: see
     :mod:`fastbleu._kernels.tokenize_unicode`, which also holds the UTF-8
@@ -49,17 +49,17 @@ from ..._native.codes import (TOKENIZE_13A, TOKENIZE_CHAR, TOKENIZE_INTL, TOKENI
                               TOKENIZE_ZH)
 from .hashing import FNV_OFFSET, finish, fnv_step
 from ..threads import for_chunks
-from .tokenize_13a import (_CLASS_13A, _CLASS_13A_RAW, CLASS_SPLIT, MAYBE_SPACE, SPACE,
-                           _preprocess_13a, _split_tokens)
+from .tokenize_13a import (CLASS_13A, CLASS_13A_RAW, CLASS_SPLIT, MAYBE_SPACE, SPACE,
+                           preprocess_13a, split_tokens)
 from .tokenize_flat import _scan_char_flat, _scan_flat
 from .tokenize_flat_unicode import _scan_unicode_flat
-from .tokenize_unicode import (is_space_at, _lstrip_start, _rstrip_end, _split_unicode,
+from .tokenize_unicode import (is_space_at, _lstrip_start, rstrip_end, _split_unicode,
                                utf8_length)
 from .unicode_classes import intl_roles, zh_roles
 
 
 @njit(cache=True, nogil=True)
-def _tokens_char(buf, start, end, out, pos):
+def tokens_char(buf, start, end, out, pos):
     count = 0
     j = start
     while j < end:
@@ -91,22 +91,22 @@ def tokenize_chunk(data, offsets, kind, out_hashes, out_count, out_start, first,
         if kind == TOKENIZE_CHAR:
             count = _scan_char_flat(data, start, end, out_hashes, pos)
             if count < 0:  # Unicode whitespace in the segment
-                count = _tokens_char(data, start, _rstrip_end(data, start, end), out_hashes, pos)
+                count = tokens_char(data, start, rstrip_end(data, start, end), out_hashes, pos)
             out_count[i] = count
             pos += count
             continue
-        classes = CLASS_SPLIT if kind == TOKENIZE_NONE else _CLASS_13A_RAW
+        classes = CLASS_SPLIT if kind == TOKENIZE_NONE else CLASS_13A_RAW
         count = _scan_flat(data, start, end, out_hashes, pos, classes)
         if count < 0:  # see tokenize_flat: the rare segments the branchy scanner takes
-            end = _rstrip_end(data, start, end)
-            count = _split_tokens(data, start, end, out_hashes, pos, classes)
+            end = rstrip_end(data, start, end)
+            count = split_tokens(data, start, end, out_hashes, pos, classes)
         if count < 0:
             length = end - start
             if scratch.size < length:
                 scratch = np.empty(2 * length, dtype=np.uint8)
             scratch[:length] = data[start:end]
-            length = _preprocess_13a(scratch, length)
-            count = _split_tokens(scratch, 0, length, out_hashes, pos, _CLASS_13A)
+            length = preprocess_13a(scratch, length)
+            count = split_tokens(scratch, 0, length, out_hashes, pos, CLASS_13A)
         out_count[i] = count
         pos += count
 
@@ -128,7 +128,7 @@ def _tokenize_chunk_unicode(data, offsets, strip_left, roles, out_hashes, out_co
         # zh the left too; a printable ASCII byte at that end (most lines) has nothing
         # to strip, and skipping the call saves its reference counts (8 ns a segment).
         if start < end and not (0x20 < data[end - 1] < 0x80):
-            end = _rstrip_end(data, start, end)
+            end = rstrip_end(data, start, end)
         if strip_left and start < end and not (0x20 < data[start] < 0x80):
             start = _lstrip_start(data, start, end)
         count = _scan_unicode_flat(data, start, end, out_hashes, pos, roles)

@@ -68,8 +68,8 @@ def _byte_classes(tokenizer_13a, triggers=False):
     return table
 
 
-_CLASS_13A_RAW = _byte_classes(True, triggers=True)  # a segment as it comes
-_CLASS_13A = _byte_classes(True)  # a segment after 13a's replacements
+CLASS_13A_RAW = _byte_classes(True, triggers=True)  # a segment as it comes
+CLASS_13A = _byte_classes(True)  # a segment after 13a's replacements
 CLASS_SPLIT = _byte_classes(False)  # the none tokenizer: only whitespace matters
 
 # 13a's language-independent replacements, applied in this order.
@@ -88,15 +88,15 @@ _GT = np.frombuffer(b">", dtype=np.uint8)
 
 
 @njit(cache=True, nogil=True)
-def _split_tokens(buf, start, end, out, pos, classes):
+def split_tokens(buf, start, end, out, pos, classes):
     """Tokens of ``buf[start:end]`` as hashes at ``out[pos:]``; their number.
 
     ``classes`` decides the tokenizer: ``CLASS_SPLIT`` is ``str.split()``
-    (only whitespace is special), ``_CLASS_13A`` is 13a on a preprocessed
-    segment, and ``_CLASS_13A_RAW`` is 13a on a segment as it comes, which
+    (only whitespace is special), ``CLASS_13A`` is 13a on a preprocessed
+    segment, and ``CLASS_13A_RAW`` is 13a on a segment as it comes, which
     returns -1 (having written garbage) as soon as it meets a byte that 13a's
     replacements look at (``<``, ``&``, newline): the caller then
-    preprocesses the segment and scans it again with ``_CLASS_13A``.
+    preprocesses the segment and scans it again with ``CLASS_13A``.
     """
     count = 0
     in_token = False
@@ -208,7 +208,7 @@ def _replace(buf, length, pattern, replacement):
 
 
 @njit(cache=True, nogil=True)
-def _preprocess_13a(buf, length):
+def preprocess_13a(buf, length):
     """13a's language-independent part; ``\\n`` -> space is left to the scanner,
     which treats both as whitespace."""
     length = _replace(buf, length, _SKIPPED, _EMPTY)

@@ -1,6 +1,6 @@
 """``13a``, ``none`` and ``char`` without a data-dependent branch per token.
 
-:func:`fastbleu._kernels.tokenize_13a._split_tokens` decides every token
+:func:`fastbleu._kernels.tokenize_13a.split_tokens` decides every token
 boundary with a branch, and those branches are what it spends its time on:
 the predictor misses about one per token (benchmarks/README.md, issue 17).
 :func:`_scan_flat` computes the same tokens and the same hashes in one loop
@@ -33,15 +33,15 @@ stand before the first byte and after the last.
 :func:`_scan_char_flat` does the same for ``char``: a lead byte ends the
 code point before it (a token unless it was whitespace) and starts the next.
 
-The hashes are bit for bit those of ``_split_tokens`` (``hash_bytes`` of
+The hashes are bit for bit those of ``split_tokens`` (``hash_bytes`` of
 each token's bytes).  A segment this loop does not handle returns -1 and is
-scanned by ``_split_tokens`` as before: one with a 13a trigger (``<``, ``&``,
+scanned by ``split_tokens`` as before: one with a 13a trigger (``<``, ``&``,
 newline), with a ``.``/``,`` after a ``.``/``,`` (rule 2 then depends on the
 whole run; about 1 % of WMT22 en/de segments), or with Unicode whitespace.
 A lead byte that may start Unicode whitespace (C2, E1, E2, E3: curly quotes
 and dashes are E2) is checked after the loop: if its code point is not
 whitespace, lies inside the segment and has non-ASCII continuation bytes,
-``_split_tokens`` would take it whole into the token, as this loop does
+``split_tokens`` would take it whole into the token, as this loop does
 byte by byte.  The table is shared by ``none``, whose class table has only
 token bytes, whitespace and those lead bytes.
 """
@@ -57,7 +57,7 @@ from .tokenize_unicode import is_space_at, utf8_length
 _ENDS = 1  # a token ends before this byte
 _STARTS = 2  # a token starts at this byte
 _CHECK = 4  # a lead byte that may start Unicode whitespace: check the segment's code points
-_SLOW = 8  # a trigger, or a '.'/',' after a '.'/',': the segment goes to _split_tokens
+_SLOW = 8  # a trigger, or a '.'/',' after a '.'/',': the segment goes to split_tokens
 
 
 def _window_table():
@@ -102,7 +102,7 @@ _U_SLOW = np.uint64(_SLOW)
 def _plain_code_points(buf, start, end, classes):
     """Whether every maybe-whitespace lead byte of ``buf[start:end]`` starts a
     code point that is not whitespace, inside the segment, continued by
-    non-ASCII bytes: ``_split_tokens`` would take it whole into a token."""
+    non-ASCII bytes: ``split_tokens`` would take it whole into a token."""
     for j in range(start, end):
         if classes[buf[j]] == MAYBE_SPACE:
             length = utf8_length(buf[j])
@@ -119,10 +119,10 @@ def _plain_code_points(buf, start, end, classes):
 @njit(cache=True, nogil=True)
 def _scan_flat(buf, start, end, out, pos, classes):
     """Tokens of ``buf[start:end]`` as hashes at ``out[pos:]``; their number, or
-    -1 (having written garbage) if the segment needs ``_split_tokens``.
+    -1 (having written garbage) if the segment needs ``split_tokens``.
 
-    ``classes`` is ``_CLASS_13A_RAW`` or ``CLASS_SPLIT`` (``none``).  Writes
-    at most ``end - start`` slots from ``pos``, as ``_split_tokens`` does.
+    ``classes`` is ``CLASS_13A_RAW`` or ``CLASS_SPLIT`` (``none``).  Writes
+    at most ``end - start`` slots from ``pos``, as ``split_tokens`` does.
     Indices are unsigned, which spares numba's negative-index arithmetic.
     """
     if start >= end:
@@ -164,7 +164,7 @@ def _scan_flat(buf, start, end, out, pos, classes):
 @njit(cache=True, nogil=True)
 def _scan_char_flat(buf, start, end, out, pos):
     """``char`` (every code point that is not whitespace is a token) as :func:`_scan_flat`
-    does 13a: the same hashes as ``tokenize._tokens_char``, no branch per token; -1 for a
+    does 13a: the same hashes as ``tokenize.tokens_char``, no branch per token; -1 for a
     segment with a lead byte that may start Unicode whitespace and does, or is cut off.
 
     A lead byte (not ``10xxxxxx``) ends the code point before it, which was a

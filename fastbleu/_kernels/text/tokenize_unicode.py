@@ -74,7 +74,7 @@ def is_space_at(buf, j, length):
 
 
 @njit(cache=True, nogil=True)
-def _rstrip_end(buf, start, end):
+def rstrip_end(buf, start, end):
     """End of ``buf[start:end]`` after ``str.rstrip()``."""
     while end > start:
         j = end - 1
