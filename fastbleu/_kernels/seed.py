@@ -83,17 +83,26 @@ def fill(folder: Path, seed: Path) -> int:
         entries = list(os.scandir(seed))
     except OSError:
         return 0
+    # A kernel's data files (NAME.<n>.nbc) before its index (NAME.nbi), and the index only
+    # once they are all there: an index copied without its data (a disk that fills up
+    # half-way) would be a damaged entry, reported as such, instead of a kernel compiled.
+    entries.sort(key=lambda entry: entry.name.endswith(".nbi"))
+    incomplete = set()
     for entry in entries:
         name = entry.name
         if ".tmp." in name or os.path.lexists(folder / name):
             continue
+        if name.endswith(".nbi") and name[:-len(".nbi")] in incomplete:
+            continue
         try:
             data = read_regular_file(entry.path)
             if data is None:
-                continue
+                raise CacheFileError(name)
             write_whole(folder / name, data)
         except (OSError, CacheFileError):  # not a regular file of ours, or a full disk:
-            continue  # that kernel is compiled, as without a seed
+            if name.endswith(".nbc"):  # that kernel is compiled, as without a seed
+                incomplete.add(name.rsplit(".", 2)[0])
+            continue
         copied += 1
     return copied
 

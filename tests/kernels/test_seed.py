@@ -237,3 +237,20 @@ def test_a_failed_seed_build_warns_and_the_install_goes_on(tmp_path, capsys):
     assert err.startswith("warning: fastbleu's compiled kernel cache was not built")
     assert "no warm-up here" in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_an_index_is_copied_only_with_all_its_data_files(tmp_path):
+    """A seed file that cannot be copied (here: not a regular file; on a full disk: a
+    failed write) keeps its kernel's index out of the cache, so that kernel is compiled
+    rather than reported as a damaged entry; other kernels are copied whole."""
+    from fastbleu._kernels.seed import fill
+
+    seed, folder = tmp_path / "seed", tmp_path / "cache"
+    seed.mkdir()
+    folder.mkdir(mode=0o700)
+    for name in ("a.py311.nbi", "a.py311.1.nbc", "b.py311.nbi", "b.py311.1.nbc"):
+        (seed / name).write_bytes(name.encode())
+    os.mkfifo(seed / "b.py311.2.nbc")  # b's second data file cannot be copied
+    assert fill(folder, seed) == 3
+    assert sorted(p.name for p in folder.iterdir()) == ["a.py311.1.nbc", "a.py311.nbi",
+                                                        "b.py311.1.nbc"]
