@@ -34,6 +34,11 @@ says so.  Folders fastbleu creates are created 0700, files 0600.  Inside a
 chosen folder only regular files of the user's (or root's) are opened
 (:func:`read_regular_file`: never a FIFO, a device or a symlink).
 
+**The GPU kernels too.**  numba-cuda (the ``gpu`` extra) caches ``cuda.jit(cache=True)``
+kernels with its own copy of numba's caching classes; :func:`register_cuda` (called by
+:mod:`fastbleu._kernels.cuda.loader`) registers the same locator and files there, so the
+kernels of :mod:`fastbleu._kernels.cuda` follow every rule above as well.
+
 **An optimisation only.**  fastbleu's functions never fall through to numba's
 own locators (the package's ``__pycache__``, ``~/.cache/numba``): when no
 folder is usable they are compiled in memory.  Every cache file fastbleu
@@ -59,11 +64,13 @@ from numba.core import caching, config
 
 from . import seed
 from .cache_files import (MAX_FILE_BYTES, NO_CACHE, CacheFileError, GuardedCacheFiles,
-                          guarded, read_regular_file, warn_once, write_whole)
+                          guarded, guarded_files_for, read_regular_file, warn_once,
+                          write_whole)
 
 __all__ = ["MAX_FILE_BYTES", "NO_CACHE", "CacheFileError", "GuardedCacheFiles",
            "read_regular_file", "write_whole", "trust_problem", "cache_dir", "candidate_dirs",
-           "source_digest", "numba_cache_dir_folder", "FastbleuCacheLocator", "register"]
+           "source_digest", "numba_cache_dir_folder", "FastbleuCacheLocator", "register",
+           "register_cuda"]
 
 #: The fastbleu package folder; functions defined under it use this module's locator.
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
@@ -354,8 +361,35 @@ def _cache_impl_class():
 def register() -> None:
     """Put :class:`FastbleuCacheLocator` first in numba's list (once; before any ``@njit``),
     and :class:`GuardedCacheFiles` in place of numba's index and data files."""
-    locators = _cache_impl_class()._locator_classes
+    _register_into(caching)
+
+
+def register_cuda() -> None:
+    """:func:`register` for numba-cuda's own copy of numba's caching classes, where the
+    CUDA target has one (numba-cuda, which ``fastbleu[gpu]`` installs; numba's built-in
+    CUDA target and its simulator use numba's, already registered).  Without it the GPU
+    kernels (``cuda.jit(cache=True)``) would be cached where numba-cuda chooses: the
+    ``__pycache__`` beside the installed source, ``~/.cache/numba`` or
+    ``$NUMBA_CACHE_DIR`` as it is, with none of the checks above (folders of other
+    users, foreign files, the source digest).  Called once numba's CUDA target is
+    imported (:mod:`fastbleu._kernels.cuda.loader`), before any kernel is defined."""
+    try:
+        from numba.cuda.core import caching as cuda_caching
+    except ImportError:  # numba's built-in CUDA target: numba's own caching module
+        return
+    if cuda_caching is not caching and hasattr(cuda_caching, "IndexDataCacheFile"):
+        _register_into(cuda_caching)
+
+
+def _register_into(module) -> None:
+    impl = getattr(module, "CacheImpl", None) or module._CacheImpl
+    locators = impl._locator_classes
     if not any(getattr(c, "__name__", "") == FastbleuCacheLocator.__name__
                and getattr(c, "__module__", "") == __name__ for c in locators):
         locators.insert(0, FastbleuCacheLocator)
-    caching.IndexDataCacheFile = GuardedCacheFiles
+    if isinstance(module.IndexDataCacheFile, type) and \
+            issubclass(module.IndexDataCacheFile, GuardedCacheFiles):
+        return  # registered already (numba's module: at every import of this one)
+    original = getattr(module, "_fastbleu_numba_files", None) or module.IndexDataCacheFile
+    module._fastbleu_numba_files = original
+    module.IndexDataCacheFile = guarded_files_for(original)

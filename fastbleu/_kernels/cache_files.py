@@ -153,9 +153,13 @@ class GuardedCacheFiles(_NumbaFiles):
     one warning; for :data:`NO_CACHE` nothing is read or written.
     """
 
+    #: The class of the folders fastbleu did not choose (numba's; numba-cuda's own copy
+    #: of it in :func:`guarded_files_for`'s subclass).
+    _other_folders = _NumbaFiles
+
     def __new__(cls, cache_path, filename_base, source_stamp):
         if cache_path != NO_CACHE and cache_path not in guarded:
-            return _NumbaFiles(cache_path, filename_base, source_stamp)
+            return cls._other_folders(cache_path, filename_base, source_stamp)
         return super().__new__(cls)
 
     @property
@@ -233,6 +237,16 @@ class GuardedCacheFiles(_NumbaFiles):
 
     def _write(self, path: str, payload: bytes) -> None:
         write_whole(path, _framed(payload))
+
+
+def guarded_files_for(numba_files: type) -> type:
+    """:class:`GuardedCacheFiles` for another copy of numba's ``IndexDataCacheFile``
+    (numba-cuda's, which keeps numba's file format): fastbleu's folders get the guarded
+    files, any other folder that copy's own class."""
+    if numba_files is _NumbaFiles:
+        return GuardedCacheFiles
+    return type("GuardedCacheFiles", (GuardedCacheFiles,), {"_other_folders": numba_files,
+                                                            "__module__": __name__})
 
 
 def write_whole(path: Path | str, data: bytes, mode: int = 0o600) -> None:

@@ -26,6 +26,7 @@ import os
 import numpy as np
 
 from ...gpu.errors import GPUUnavailable
+from ..cache import register_cuda
 
 _ROW_STACK_FIX = ("numba-cuda <= 0.30.4 does not load with numpy >= 2.5 (np.row_stack is "
                   "gone): pip install 'numpy<2.5', or pip uninstall numba-cuda to use numba's "
@@ -102,5 +103,8 @@ def _cache_option(jit) -> dict:
 
 
 cuda = load()
+# numba-cuda caches kernels with its own copy of numba's caching classes: fastbleu's
+# locator and guarded files go there too, before any kernel module defines a kernel.
+register_cuda()
 #: ``cuda.jit(**CACHED)``: the kernels' compiled code kept on disk where numba can.
 CACHED = _cache_option(cuda.jit)
