@@ -40,6 +40,8 @@ print(json.dumps({
     "first": first.__name__,
     "path": path,
     "guarded_class": type(module.IndexDataCacheFile(path, "k", ("sha1", "x"))).__name__,
+    "guarded_reads": [getattr(type(module.IndexDataCacheFile(path, "k", ("sha1", "x"))), name)
+                      .__module__ for name in ("load", "_load_index", "_load_data", "save")],
     "other_class": type(module.IndexDataCacheFile(other, "k", ("sha1", "x"))).__module__,
     "kernel_folder_mode": oct(Path(path).stat().st_mode & 0o777) if Path(path).is_dir() else None,
 }))
@@ -61,6 +63,7 @@ def test_cuda_kernels_take_fastbleus_locator_and_guarded_files(tmp_path):
     found = _child(tmp_path)
     assert found["first"] == "FastbleuCacheLocator"
     assert found["guarded_class"] == "GuardedCacheFiles"
+    assert set(found["guarded_reads"]) == {"fastbleu._kernels.cache_files"}  # checked reads
     assert Path(found["path"]).is_relative_to(tmp_path / "xdg" / "fastbleu")
     assert Path(found["path"]).name.startswith("src-")  # one folder per kernel source
     assert found["kernel_folder_mode"] == "0o700"
