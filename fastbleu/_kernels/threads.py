@@ -291,7 +291,8 @@ def ordered_map(work: Callable, items: Iterable, in_flight: int | None = None,
         early = list(early)
         if early:
             sequence = items
-            held = {k: (executor or _executor()).submit(work, sequence[k]) for k in early}
+            for k in early:  # one at a time: a failure here still cancels those handed out
+                held[k] = (executor or _executor()).submit(work, sequence[k])
             items = (sequence[k] for k in range(len(sequence)) if k not in held)
         turn = 0  # the position of the next result to yield
         for item in items:

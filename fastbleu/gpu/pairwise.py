@@ -42,8 +42,9 @@ def _sources(values, name: str):
         if len(source) == 0:
             raise ValueError(f"{name}[{s}] is empty: every source needs at least one sentence")
         for i, text in enumerate(source):
-            if not isinstance(text, str):
-                raise TypeError(f"{name}[{s}][{i}] is a {type(text).__name__}, not a str")
+            if not isinstance(text, str):  # worded as fastbleu.pairwise's own
+                what = "None" if text is None else type(text).__name__
+                raise TypeError(f"{name}[{s}][{i}] is {what}, not str")
         sources.append(source)
     bounds = np.zeros(len(sources) + 1, dtype=np.int64)
     np.cumsum([len(source) for source in sources], out=bounds[1:])

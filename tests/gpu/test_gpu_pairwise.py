@@ -51,12 +51,26 @@ def test_bleu_matrix_equals_cpu(options):
 @pytest.mark.parametrize("candidates, references, error, message", [
     ("text", None, TypeError, "single str"),
     ([["a"], []], None, ValueError, "candidates\\[1\\] is empty"),
-    ([["a", 3]], None, TypeError, "candidates\\[0\\]\\[1\\] is a int"),
+    ([["a", 3]], None, TypeError, "candidates\\[0\\]\\[1\\] is int, not str"),
     ([["a"]], [["a"], ["b"]], ValueError, "1 sources but references have 2"),
 ])
 def test_matrices_refuse(candidates, references, error, message):
     with pytest.raises(error, match=message):
         gpu.chrf_matrix(candidates, references)
+
+
+@pytest.mark.parametrize("candidates, references", [
+    ([["a", 3]], None), ([["a"], [None]], None), ([[b"a"]], None), ([["a"]], [["b", 2.5]]),
+])
+@pytest.mark.parametrize("matrix", ["chrf_matrix", "bleu_matrix"])
+def test_a_sentence_that_is_not_text_is_named_as_on_the_cpu(matrix, candidates, references):
+    """The GPU said ``is a int, not a str`` and ``is a NoneType`` where the CPU says
+    ``is int, not str`` and ``is None``: one message for one mistake."""
+    with pytest.raises(TypeError) as cpu_error:
+        getattr(pairwise, matrix)(candidates, references)
+    with pytest.raises(TypeError) as gpu_error:
+        getattr(gpu, matrix)(candidates, references)
+    assert str(gpu_error.value) == str(cpu_error.value)
 
 
 TEXT = st.text(alphabet=st.sampled_from(list("ab c.,(!-xyÄé中😀") + ["\t", "\n", "\x1c",

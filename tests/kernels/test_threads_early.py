@@ -98,3 +98,33 @@ def test_an_error_of_an_early_item_comes_at_its_turn():
         for k in threads.ordered_map(work, list(range(10)), in_flight=2, early=[7, 8]):
             seen.append(k)
     assert seen == list(range(7))
+
+
+def test_a_failure_while_the_early_items_start_cancels_those_started():
+    """An early item that cannot be taken (or a ``KeyboardInterrupt`` while they are
+    handed out) fails the map before ``held`` is complete: the early jobs already handed
+    to the pool were neither cancelled nor waited for, and still ran after the error."""
+    pool = threads._executor()
+    gate = threading.Event()
+    blockers = [pool.submit(gate.wait, 5.0) for _ in range(pool._max_workers)]
+    started = []
+
+    class Items(list):
+        def __getitem__(self, k):
+            if k == 3:
+                raise ValueError("no item 3")
+            return super().__getitem__(k)
+
+    try:
+        with pytest.raises(ValueError, match="no item 3"):
+            list(threads.ordered_map(started.append, Items(range(10)), in_flight=2,
+                                     early=[9, 8, 3]))
+    finally:
+        gate.set()
+    for blocker in blockers:
+        blocker.result()
+    # every pool thread meets at a barrier: each has finished the jobs it took before
+    barrier = threading.Barrier(pool._max_workers)
+    for meeting in [pool.submit(barrier.wait, 5.0) for _ in range(pool._max_workers)]:
+        meeting.result()
+    assert started == []
