@@ -76,14 +76,16 @@ def test_any_split_of_any_batches_changes_nothing(table_path, tmp_path_factory, 
     assert split[0] == whole[0] and split[1].equals(whole[1]) and split[2] == whole[2]
 
 
-def test_an_error_in_a_piece_names_its_table_row(tmp_path, monkeypatch):
+@pytest.mark.parametrize("bad", [1000, 1234, 1499])
+def test_an_error_in_a_piece_names_its_table_row(tmp_path, monkeypatch, bad):
+    """The batch's first piece (in ordered_map's window) or one started beside it."""
     table = sample_table()
     hyps = table.column("hyp").to_pylist()
-    hyps[1234] = None
+    hyps[bad] = None
     path = tmp_path / "null.parquet"
     pq.write_table(table.set_column(0, "hyp", pa.array(hyps)), path)
     _split(monkeypatch, [4])
-    with pytest.raises(InputError, match="row 1234: the hypothesis is null"):
+    with pytest.raises(InputError, match=f"row {bad}: the hypothesis is null"):
         fastbleu.score_table(str(path), "hyp", "ref", group_by="system", batch_size=500)
 
 
