@@ -26,7 +26,9 @@ schedule allow on any machine instead:
 
 The replay leaves out memory bandwidth and the hand-overs' latency: this is
 only the cut and the schedule.  Each child's peak RSS (its input included) is
-printed beside.
+printed beside.  ``--by-job`` also prints each kind of pool job (its function's
+name: a metric's batches, the bootstrap's draws, counts and sums) with its count,
+CPU and largest one; the JSON keeps every job's kind.
 
 Examples::
 
@@ -35,6 +37,8 @@ Examples::
         --json benchmarks/results/cuts.json
     python benchmarks/bench_cuts.py --data /tmp/mixed.tsv --segments 25000 \\
         --workloads ter_sorted,ter_mixed --threads 16
+    python benchmarks/bench_cuts.py --data /tmp/mixed.tsv --workloads paired_bootstrap \\
+        --threads 16 --by-job    # and each kind of pool job's count and CPU
     PYTHONPATH=/path/to/other/checkout python benchmarks/bench_cuts.py ...  # another tree
 """
 
