@@ -26,7 +26,9 @@ schedule allow on any machine instead:
 
 The replay leaves out memory bandwidth and the hand-overs' latency: this is
 only the cut and the schedule.  Each child's peak RSS (its input included) is
-printed beside.
+printed beside.  ``--by-job`` also prints each kind of pool job (its function's
+name: a metric's batches, the bootstrap's draws, counts and sums) with its count,
+CPU and largest one; the JSON keeps every job's kind.
 
 Examples::
 
@@ -35,6 +37,8 @@ Examples::
         --json benchmarks/results/cuts.json
     python benchmarks/bench_cuts.py --data /tmp/mixed.tsv --segments 25000 \\
         --workloads ter_sorted,ter_mixed --threads 16
+    python benchmarks/bench_cuts.py --data /tmp/mixed.tsv --workloads paired_bootstrap \\
+        --threads 16 --by-job    # and each kind of pool job's count and CPU
     PYTHONPATH=/path/to/other/checkout python benchmarks/bench_cuts.py ...  # another tree
 """
 
@@ -59,13 +63,18 @@ sys.path.insert(0, HERE)
 #: hundred times BLEU's), BLEU from Arrow at half of them (2M: the replay is the same).
 WORKLOADS = {"ter_sorted": 100_000, "ter_mixed": 100_000, "chrf_sorted": 1_000_000,
              "chrf_mixed": 1_000_000, "bleu_sorted": 2_000_000, "bleu_mixed": 2_000_000,
-             "bleu_list": 2_000_000, "table_parquet": 10_000_000}
+             "bleu_list": 2_000_000, "table_parquet": 10_000_000,
+             "paired_bootstrap": 1_000_000}
+#: paired_bootstrap's resamples (issue 26: 2 systems x 1M segments x 1,000 resamples).
+BOOTSTRAP_SAMPLES = 1000
 
 
 def prepare(name: str, n: int, data: str, workdir: str):
     """A callable scoring the workload's input once (its segments taken evenly from
     ``data``; ``*_sorted``: by hypothesis words times reference words, long ones last;
-    ``table_parquet``: ``bench_scaling.py``'s Parquet file of ``n`` rows, 41 systems)."""
+    ``table_parquet``: ``bench_scaling.py``'s Parquet file of ``n`` rows, 41 systems;
+    ``paired_bootstrap``: as ``bench_scaling.py``'s, two systems from lists, the segments
+    cycled, the statistics included)."""
     import pyarrow as pa
 
     import fastbleu
@@ -76,6 +85,16 @@ def prepare(name: str, n: int, data: str, workdir: str):
         write_table(workdir, n, hyps, refs)
         path = os.path.join(workdir, f"table-{n}.parquet")
         return lambda: fastbleu.score_table(path, "hyp", "ref", group_by="system").to_pydict()
+    if name == "paired_bootstrap":
+        from bench_scaling import cycled
+
+        from fastbleu.significance import paired_bootstrap
+
+        a = cycled(hyps, n)
+        b = cycled(hyps[len(hyps) // 2:] + hyps[:len(hyps) // 2], n)
+        r = cycled(refs, n)
+        return lambda: [(x.score, x.p_value, x.mean, x.ci) for x in paired_bootstrap(
+            [a, b], [r], n_samples=BOOTSTRAP_SAMPLES, seed=12345)]
     h, r = spread(hyps, n), spread(refs, n)
     if name.endswith("_sorted"):
         h, r = by_length(h, r)
@@ -95,6 +114,7 @@ def child(args) -> None:
     pool = threads._executor()
     original = pool.submit
     jobs: dict = {}  # submission order -> CPU seconds of the job
+    names: dict = {}  # submission order -> the job's function
     events: list = []  # the calling thread's: ("submit" | "wait", job, its CPU seconds then)
     lock = threading.Lock()
     caller = threading.get_ident()
@@ -110,6 +130,7 @@ def child(args) -> None:
         with lock:
             order = len(submitted)
             submitted.append(order)
+            names[order] = getattr(fn, "__name__", type(fn).__name__)
         future = original(timed, *a)
         events.append(("submit", order, time.thread_time()))
         result = future.result
@@ -141,6 +162,7 @@ def child(args) -> None:
         before = at
     times = [jobs[k] for k in range(len(jobs))]
     print("RESULT " + json.dumps({"times": times, "events": steps, "caller_after": end - before,
+                                  "names": [names[k] for k in range(len(jobs))],
                                   "wall": wall, "score": str(score),
                                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF)
                                   .ru_maxrss / 1024}))
@@ -180,6 +202,8 @@ def main() -> None:
                         help="where table_parquet's file is written (default: a temporary "
                              "folder, removed after)")
     parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--by-job", action="store_true",
+                        help="also print each kind of pool job's count, CPU and largest one")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     args.workloads = [w for w in args.workloads.split(",") if w]
@@ -202,7 +226,10 @@ def write_json(path: str, head: dict, rows: list[dict]) -> None:
     kind ``s`` (submitted) or ``w`` (waited for): what :func:`replay` needs, a few
     hundred kB for every workload at four thread counts."""
     def compact(row: dict) -> dict:
+        names = row.pop("job_names", [])
+        kinds = sorted(set(names))
         row = dict(row, job_us=[round(t * 1e6) for t in row.pop("job_times")],
+                   job_kinds=kinds, job_kind=[kinds.index(n) for n in names],
                    events=[[kind[0], job, round(cpu * 1e6)] for kind, job, cpu in row["events"]])
         return {k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}
     with open(path, "w") as handle:
@@ -220,6 +247,8 @@ def load_json(path: str) -> list[dict]:
     for row in rows:
         row["job_times"] = [t / 1e6 for t in row.pop("job_us")]
         row["events"] = [[kinds[k], job, cpu / 1e6] for k, job, cpu in row["events"]]
+        if "job_kind" in row:  # rows written before the jobs' names were kept have none
+            row["job_names"] = [row["job_kinds"][k] for k in row.pop("job_kind")]
     return rows
 
 
@@ -254,12 +283,21 @@ def measure(args) -> list[dict]:
                    "balanced_speedup": total / span if span else 0.0,
                    "with_caller_speedup": (total + caller) / with_caller if with_caller else 0.0,
                    "wall": result["wall"], "peak_rss_mb": rss,
-                   "job_times": times, "events": events}
+                   "job_times": times, "events": events, "job_names": result["names"]}
             rows.append(row)
             scores.add(result["score"])
             print(f"{name:13} {segments:9} {t:7} {len(times):5} {100 * row['largest_share']:7.1f}% "
                   f"{row['balanced_speedup']:8.2f}x {row['with_caller_speedup']:8.2f}x "
                   f"{total:9.2f} {caller:8.3f} {rss:6.0f}MB", flush=True)
+            if args.by_job:
+                by_name: dict = {}
+                for job_name, cpu in zip(result["names"], times):
+                    count, cpu_sum, largest = by_name.get(job_name, (0, 0.0, 0.0))
+                    by_name[job_name] = (count + 1, cpu_sum + cpu, max(largest, cpu))
+                for job_name, (count, cpu_sum, largest) in sorted(
+                        by_name.items(), key=lambda item: -item[1][1]):
+                    print(f"    {job_name:24} {count:6} jobs {cpu_sum:8.3f} s "
+                          f"(largest {1e3 * largest:.1f} ms)")
         if len(scores) != 1:
             sys.exit(f"{name}: the score differs between thread counts: {scores}")
     return rows

@@ -31,6 +31,11 @@ from .._kernels.threads import in_pool_thread, pool_size, submit
 PARALLEL_FROM_THREADS = 4
 #: Fewest draws in a piece.
 MIN_PIECE = 1 << 16
+#: Pieces of a chunk per pool thread.  One: a piece's draws cost the same whatever its
+#: place, and each piece is two hand-overs of the calling thread (about 20 us of its CPU
+#: each), which with four a thread (a chunk of 4M draws in 64 pieces at 16 threads) cost
+#: the calling thread about as long as the pool took to draw the chunk.
+PIECES_PER_THREAD = 1
 #: Room for rejected positions: this many times the expected count, plus 64.
 ROOM = 2
 
@@ -61,7 +66,8 @@ class _Stream:
         parallel = self.parallel
         if parallel is None:
             parallel = pool_size() >= PARALLEL_FROM_THREADS and not in_pool_thread()
-        pieces = max(1, min(4 * pool_size(), total // MIN_PIECE)) if parallel else 1
+        pieces = max(1, min(PIECES_PER_THREAD * pool_size(), total // MIN_PIECE)) \
+            if parallel else 1
         cuts = [total * j // pieces // unit * unit for j in range(pieces)]
         return sorted(set(cuts)) + [total]
 
@@ -96,9 +102,13 @@ class IndexDraws(_Stream):
         self.width = self.n if width is None else int(width)
         self.exact = self.exact and 2 <= self.n < 1 << 32
         self.threshold = ((1 << 32) - self.n) % self.n if self.exact else 0
+        self._ahead = None  # (first word, bounds, scans) of the next chunk, started early
 
-    def take(self, rows: int) -> np.ndarray:
-        """The next ``rows`` resamples: int64 ``(rows, width)``."""
+    def take(self, rows: int, ahead: int = 0) -> np.ndarray:
+        """The next ``rows`` resamples: int64 ``(rows, width)``.  ``ahead``: the rows the
+        next call will take (0: none or unknown); drawn on the pool, its scan is started
+        with this chunk's draws, so that the pool never waits for the calling thread
+        between chunks."""
         if not self.exact:
             return self.rng.choice(self.n, size=(rows, self.width), replace=True)
         out = np.empty((rows, self.width), dtype=np.int64)
@@ -107,20 +117,42 @@ class IndexDraws(_Stream):
         if len(bounds) == 2:
             self.position += bounded_draws(self.words, self.position, self.n, flat)
             return out
-        starts, end = self._piece_starts(bounds)
+        scans = self._scans_from(self.position, bounds)
+        starts, end = self._piece_starts(bounds, scans)
         futures = [submit(bounded_draws, self.words, starts[j], self.n,
                           flat[bounds[j]:bounds[j + 1]]) for j in range(len(bounds) - 1)]
+        if ahead:
+            following = self._bounds(ahead * self.width)
+            if len(following) > 2:
+                self._ahead = (end, following, self._scan(end, following))
         used = [future.result() for future in futures]
         if starts[-1] + used[-1] != end:  # the scan and the draws disagree: a bug
             raise RuntimeError("fastbleu: parallel draws lost their place in the stream")
         self.position = end
         return out
 
+    def close(self) -> None:
+        ahead, self._ahead = getattr(self, "_ahead", None), None
+        if ahead is not None:  # a scan started for a chunk that was not taken
+            for *_, future in ahead[2]:
+                future.result()
+        super().close()
+
     # -- where the words are ------------------------------------------------------------
 
-    def _piece_starts(self, bounds: list[int]) -> tuple[list[int], int]:
-        """The word each piece's first draw comes from, and the word after the last draw."""
-        first, total = self.position, bounds[-1]
+    def _scans_from(self, first: int, bounds: list[int]) -> list:
+        """The scans of the chunk of ``bounds`` from word ``first``: those started ahead
+        by the call before when they are for this very chunk, else started now."""
+        ahead, self._ahead = getattr(self, "_ahead", None), None
+        if ahead is not None:
+            if ahead[0] == first and ahead[1] == bounds:
+                return ahead[2]
+            for *_, future in ahead[2]:
+                future.result()
+        return self._scan(first, bounds)
+
+    def _scan(self, first: int, bounds: list[int]) -> list:
+        """Start each piece's scan for rejected words on the pool."""
         rate = self.threshold / 2.0 ** 32
         scans = []
         for j in range(len(bounds) - 1):
@@ -129,6 +161,11 @@ class IndexDraws(_Stream):
             scans.append((first + bounds[j], words, room,
                           submit(rejected_words, self.words, first + bounds[j], words,
                                  self.n, room)))
+        return scans
+
+    def _piece_starts(self, bounds: list[int], scans: list) -> tuple[list[int], int]:
+        """The word each piece's first draw comes from, and the word after the last draw."""
+        first, total = self.position, bounds[-1]
         rejected = []
         for start, words, room, future in scans:
             found = future.result()

@@ -41,8 +41,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._kernels.resample import count_draws, float32_sums, randomization_sums, weighted_sums
-from .._kernels.threads import chunk_bounds, for_chunks, submit, submit_chunks
+from .._kernels.threads import (chunk_bounds, for_chunks, in_pool_thread, pool_size, submit,
+                                submit_chunks)
 from .._limits import MAX_SAMPLES
+from . import draws as pool_draws
 from .draws import FlipDraws, IndexDraws
 from .estimates import compat_scores, single_mean_ci
 
@@ -59,6 +61,10 @@ _FLIP_BUDGET = 1 << 24
 _COUNT_BUDGET = 1 << 25
 _COUNT_DTYPE = np.uint16
 _MAX_COUNTING = 2
+# Fewest draws in one counting job when a block of draws is counted in pieces of rows (a
+# pool of PARALLEL_FROM_THREADS threads or more): each row counts into its own row of the
+# batch, so pieces of whole rows never touch the same counts.
+_MIN_COUNT = 1 << 20
 # Additions per thread piece below which splitting a chunk is not worth it.
 _MIN_WORK = 1 << 16
 
@@ -127,7 +133,8 @@ def index_chunks(rng: np.random.Generator, n_segments: int, n_samples: int,
     try:
         while done < n_samples:
             rows = min(chunk_rows, n_samples - done)
-            yield done, draws.take(rows)
+            ahead = min(chunk_rows, n_samples - done - rows)
+            yield done, draws.take(rows, ahead)
             done += rows
     finally:
         draws.close()
@@ -302,20 +309,28 @@ def metric_bootstrap_scores(stats_by_metric: list[list[np.ndarray]], formulas: l
                     wrapped[first_resample + r] = exact @ joined
 
     # The main thread only draws (numpy, one stream); the pool counts the draws of
-    # batch k + 1 and sums batch k.  At most _MAX_COUNTING blocks of draws wait.
+    # batch k + 1 and sums batch k.  At most _MAX_COUNTING blocks of draws wait.  On
+    # many threads a block is counted in pieces of whole rows: one job a block (4M draws
+    # at 1M segments) took longer than the pool took to draw the next blocks.
     counting = deque()
+    piece_rows = n_samples
+    if pool_size() >= pool_draws.PARALLEL_FROM_THREADS and not in_pool_thread():
+        piece_rows = max(1, _MIN_COUNT // n_segments)
     pending, current, filled, offset = None, 0, 0, 0
     for _, idx in index_chunks(rng, n_segments, n_samples, min(batch, _chunk_rows(n_segments))):
         while idx.shape[0]:
             take = min(idx.shape[0], batch - filled)
-            counting.append(submit(count, idx[:take], buffers[current], filled,
-                                   offset + filled))
+            counting.append([submit(count, idx[first:min(take, first + piece_rows)],
+                                    buffers[current], filled + first, offset + filled + first)
+                             for first in range(0, take, piece_rows)])
             while len(counting) > _MAX_COUNTING:
-                counting.popleft().result()
+                for future in counting.popleft():
+                    future.result()
             idx, filled = idx[take:], filled + take
             if filled == batch or offset + filled == n_samples:
                 while counting:
-                    counting.popleft().result()
+                    for future in counting.popleft():
+                        future.result()
                 if pending is not None:
                     finish(pending)
                 pending = launch(buffers[current], filled, offset)

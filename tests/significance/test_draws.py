@@ -21,10 +21,15 @@ def _numpy(seed, n, rows, width):
     return values, rng.integers(0, 2**62, size=4)
 
 
-def _ours(seed, n, rows, width, parallel):
+def _ours(seed, n, rows, width, parallel, hint="none"):
+    """``hint``: what each call says of the next (``ahead``): nothing, the truth, or a
+    wrong size (its scan started early is then not used)."""
     rng = np.random.default_rng(seed)
     draws = IndexDraws(rng, n, width=width, parallel=parallel)
-    values = np.concatenate([draws.take(r) for r in rows])
+    following = list(rows[1:]) + [0]
+    ahead = {"none": [0] * len(rows), "next": following,
+             "wrong": [r + 1 for r in following]}[hint]
+    values = np.concatenate([draws.take(r, a) for r, a in zip(rows, ahead)])
     draws.close()
     return values, rng.integers(0, 2**62, size=4)
 
@@ -37,12 +42,13 @@ def small_pieces(monkeypatch):
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**63), n=st.sampled_from(SIZES),
        rows=st.lists(st.integers(1, 4), min_size=1, max_size=4),
-       width=st.integers(1, 3000), parallel=st.booleans())
-def test_same_values_and_state_as_numpy(seed, n, rows, width, parallel):
+       width=st.integers(1, 3000), parallel=st.booleans(),
+       hint=st.sampled_from(["none", "next", "wrong"]))
+def test_same_values_and_state_as_numpy(seed, n, rows, width, parallel, hint):
     draws_module.MIN_PIECE, saved = 64, draws_module.MIN_PIECE
     try:
         theirs, after = _numpy(seed, n, rows, width)
-        ours, ours_after = _ours(seed, n, rows, width, parallel)
+        ours, ours_after = _ours(seed, n, rows, width, parallel, hint)
     finally:
         draws_module.MIN_PIECE = saved
     assert np.array_equal(ours, theirs)
@@ -96,6 +102,7 @@ def test_bootstrap_on_the_pool_equals_bootstrap_on_one_thread(monkeypatch, small
         block[:, :4] = np.minimum(block[:, :4], block[:, 4:8])
     formula = BLEU().formula
     monkeypatch.setattr(draws_module, "PARALLEL_FROM_THREADS", 1)
+    monkeypatch.setattr(resampling, "_MIN_COUNT", 5000)  # one row a counting job
     pooled = resampling.bootstrap_scores(stats, formula, 30, np.random.default_rng(12345))
     monkeypatch.setattr(draws_module, "PARALLEL_FROM_THREADS", 10**6)
     alone = resampling.bootstrap_scores(stats, formula, 30, np.random.default_rng(12345))
@@ -110,7 +117,7 @@ class _NumpyDraws:
     def __init__(self, rng, n):
         self.rng, self.n = rng, n
 
-    def take(self, rows):
+    def take(self, rows, ahead=0):
         return self.rng.choice(self.n, size=(rows, self.n), replace=True)
 
     def close(self):
@@ -137,3 +144,38 @@ def test_coin_flips_are_numpys(seed, n, rows, parallel, offset):
     theirs = [twin.integers(2, size=(r, n), dtype=bool) for r in rows]
     assert all(np.array_equal(a, b) for a, b in zip(ours, theirs))
     assert rng.integers(0, 2**62) == twin.integers(0, 2**62)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 400), samples=st.integers(1, 70), min_count=st.integers(1, 2000),
+       budget=st.sampled_from([1 << 12, 1 << 14, 1 << 25]))
+def test_bootstrap_counted_in_pieces_of_rows_equals_one_job_a_block(n, samples, min_count,
+                                                                     budget):
+    """Blocks of draws counted in pieces of whole rows on the pool (many threads) give
+    the scores of one counting job a block (one thread), and numpy's draws' scores, for
+    any segment count, resamples, piece and batch size."""
+    from fastbleu import BLEU
+
+    rng = np.random.default_rng(n * 1000 + samples)
+    stats = [np.column_stack([rng.integers(0, 40, size=(n, 8)),
+                              rng.integers(1, 40, size=(n, 1)),
+                              rng.integers(1, 40, size=(n, 1))]).astype(np.int64)
+             for _ in range(2)]
+    for block in stats:
+        block[:, :4] = np.minimum(block[:, :4], block[:, 4:8])
+    formula = BLEU().formula
+    saved = (draws_module.PARALLEL_FROM_THREADS, resampling._MIN_COUNT,
+             resampling._COUNT_BUDGET, resampling.IndexDraws)
+    try:
+        resampling._COUNT_BUDGET = budget  # batches of a few resamples, several blocks each
+        draws_module.PARALLEL_FROM_THREADS, resampling._MIN_COUNT = 1, min_count
+        pieces = resampling.bootstrap_scores(stats, formula, samples, np.random.default_rng(7))
+        draws_module.PARALLEL_FROM_THREADS = 10**6
+        whole = resampling.bootstrap_scores(stats, formula, samples, np.random.default_rng(7))
+        resampling.IndexDraws = _NumpyDraws
+        numpy_drawn = resampling.bootstrap_scores(stats, formula, samples,
+                                                  np.random.default_rng(7))
+    finally:
+        (draws_module.PARALLEL_FROM_THREADS, resampling._MIN_COUNT,
+         resampling._COUNT_BUDGET, resampling.IndexDraws) = saved
+    assert np.array_equal(pieces, whole) and np.array_equal(pieces, numpy_drawn)
