@@ -22,6 +22,7 @@ def _code(function):
 
 def _shared():
     from fastbleu._kernels.bleu import formula as bleu_formula
+    from fastbleu._kernels.bleu import nltk_formula
     from fastbleu._kernels.chrf import formula as chrf_formula
     from fastbleu._kernels.chrf import statistics as chrf_statistics
     from fastbleu._kernels.cuda import formula, pairwise, tokens, units
@@ -40,6 +41,7 @@ def _shared():
         (pairwise.f_score_order, chrf_formula.f_score_order),
         (pairwise.f_score_total, chrf_formula.f_score_total),
         (formula.bleu_from_row, bleu_formula.bleu_from_row),
+        (formula.fsum, nltk_formula.fsum),
     ]
 
 

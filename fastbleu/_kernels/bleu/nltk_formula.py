@@ -10,7 +10,7 @@ operation for operation:
   float64); a zero count becomes ``sys.float_info.min`` (method 0) or
   ``(0 + epsilon) / denominator`` (method 1);
 * ``math.log`` and ``math.exp`` are the C library's, as in CPython;
-* the terms are added with :func:`_fsum`, CPython's ``math.fsum``
+* the terms are added with :func:`fsum`, CPython's ``math.fsum``
   (Shewchuk's exact partials and its final half-even correction);
 * the brevity penalty is ``1`` when ``hyp_len > ref_len``, else
   ``exp(1 - ref_len / hyp_len)``;
@@ -31,7 +31,7 @@ FLOAT_MIN = 2.2250738585072014e-308
 
 
 @njit(cache=True, nogil=True)
-def _fsum(values, k, partials):
+def fsum(values, k, partials):
     """``math.fsum(values[:k])`` for finite values, as CPython computes it."""
     n = 0
     for v in range(k):
@@ -110,7 +110,7 @@ def _chunk(rows, n, weights, lengths, reweigh, method, epsilon, out, first, last
                 count = lengths[k]
                 for m in range(count):
                     terms[m] = weights[k, m] * logs[m]
-            out[r, k] = bp * math.exp(_fsum(terms, count, partials))
+            out[r, k] = bp * math.exp(fsum(terms, count, partials))
 
 
 def nltk_sentence_scores(rows, n, weights, lengths, reweigh, method, epsilon, out):

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ..bleu.formula import bleu_from_row as host_bleu_from_row
+from ..bleu.nltk_formula import fsum as host_fsum
 from .loader import cuda
 from .tokens import device_function
 
@@ -30,6 +31,9 @@ from .tokens import device_function
 MAX_ORDER = 100
 #: The CPU's sacrebleu BLEU of a row (``(score, bp)``), compiled for the device.
 bleu_from_row = device_function(host_bleu_from_row)
+#: CPython's ``math.fsum`` of the first ``k`` values (Shewchuk), the NLTK formula's sum: the
+#: CPU kernel's own function, compiled for the device.
+fsum = device_function(host_fsum)
 # Local arrays take literal sizes.
 _ORDERS_1 = MAX_ORDER + 1
 _ORDERS_2 = MAX_ORDER + 2
@@ -58,51 +62,6 @@ def bleu_scores(rows, max_order, smooth, smooth_value, effective_order, compensa
             continue
         out[i] = bleu_of_row(rows[i], max_order, smooth, smooth_value, effective_order,
                              compensated, weights, ref_scale, precisions)
-
-
-@cuda.jit(device=True)
-def fsum(values, k, partials):
-    """``math.fsum(values[:k])`` for finite values, as CPython computes it (Shewchuk)."""
-    n = 0
-    for v in range(k):
-        x = values[v]
-        i = 0
-        for j in range(n):
-            y = partials[j]
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo != 0.0:
-                partials[i] = lo
-                i += 1
-            x = hi
-        n = i
-        if x != 0.0:
-            partials[n] = x
-            n += 1
-    hi = 0.0
-    lo = 0.0
-    if n > 0:
-        n -= 1
-        hi = partials[n]
-        while n > 0:
-            x = hi
-            n -= 1
-            y = partials[n]
-            hi = x + y
-            yr = hi - x
-            lo = y - yr
-            if lo != 0.0:
-                break
-        if n > 0 and ((lo < 0.0 and partials[n - 1] < 0.0) or
-                      (lo > 0.0 and partials[n - 1] > 0.0)):
-            y = lo * 2.0
-            x = hi + y
-            yr = x - hi
-            if y == yr:
-                hi = x
-    return hi
 
 
 @cuda.jit
