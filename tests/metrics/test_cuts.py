@@ -22,6 +22,7 @@ import fastbleu
 from fastbleu.inputs.text import as_text_column
 from fastbleu.metrics import cuts
 from fastbleu.statistics.tokens import even_bounds
+from testkit.data import sorted_mix
 
 
 @settings(max_examples=300, deadline=None)
@@ -37,21 +38,9 @@ def test_bounds_hold_every_segment_once_within_their_limits(n, batch_size, data)
         assert sizes.min() >= floor
 
 
-def _sorted_mix(n: int, seed: int = 26, longest: int = 11):
-    """Short segments first, long ones last (lengths 1 to ``longest ** 2`` words), as a
-    test set sorted by length, and references close to them."""
-    rng = np.random.default_rng(seed)
-    words = np.array(["the", "cat", "sat", "on", "a", "mat", "und", "der", "Hund", ".", ",",
-                      "über", "东京", "1,5"])
-    lengths = np.sort(rng.integers(1, longest + 1, n) ** 2)
-    hyps = [" ".join(rng.choice(words, k)) for k in lengths]
-    refs = [" ".join(rng.choice(words, max(1, k + rng.integers(-3, 4)))) for k in lengths]
-    return hyps, refs
-
-
 @pytest.mark.parametrize("threads", [2, 4, 16])
 def test_a_sorted_input_gets_fewer_segments_a_batch_at_its_long_end(threads):
-    hyps, refs = _sorted_mix(6000)
+    hyps, refs = sorted_mix(6000)
     h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
     even = even_bounds(6000, 1024, threads)
     aligned = cuts.text_bounds(cuts.ALIGNMENT, h, r, 1024, threads)
@@ -78,7 +67,7 @@ def test_a_sorted_input_gets_fewer_segments_a_batch_at_its_long_end(threads):
 def test_one_thread_takes_even_batches_and_measures_nothing():
     """One pool thread takes the batches in turn, whatever their costs: no pass over a
     list's strings for it."""
-    hyps, refs = _sorted_mix(6000)
+    hyps, refs = sorted_mix(6000)
     h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
     for model in (cuts.LINEAR, cuts.ALIGNMENT):
         assert cuts.text_bounds(model, h, r, 1024, 1) == even_bounds(6000, 1024, 1)
@@ -86,7 +75,7 @@ def test_one_thread_takes_even_batches_and_measures_nothing():
 
 
 def test_lists_are_measured_only_for_a_shift_search():
-    hyps, refs = _sorted_mix(3000)
+    hyps, refs = sorted_mix(3000)
     assert cuts.list_bounds(cuts.LINEAR, hyps, [refs], 1024, 2) is None
     assert cuts.list_bounds(None, hyps, [refs], 1024, 2) is None
     assert cuts.list_bounds(cuts.ALIGNMENT, hyps, [refs], 1024, 2) is not None
@@ -99,7 +88,7 @@ def test_lists_are_measured_only_for_a_shift_search():
 
 
 def test_missing_references_and_cached_ones_are_measured_as_empty_or_not_at_all():
-    hyps, refs = _sorted_mix(3000)
+    hyps, refs = sorted_mix(3000)
     second = [None if i % 2 else x for i, x in enumerate(refs)]
     h = as_text_column(hyps, "h")
     both = [as_text_column(refs, "r"), as_text_column(second, "r2", allow_null=True)]
@@ -121,7 +110,7 @@ def test_every_cut_and_thread_count_gives_the_rows_of_one_batch(name, kind, monk
     input order, identical to the whole input scored as one batch, whatever the batch
     size (so the cuts) and the pool's thread count (so the number of batches)."""
     n = 400 if name == "ter" else 2500  # TER's shift search on this word soup is slow
-    hyps, refs = _sorted_mix(n, seed=len(name), longest=6 if name == "ter" else 11)
+    hyps, refs = sorted_mix(n, seed=len(name), longest=6 if name == "ter" else 11)
     second = [None if i % 3 == 1 else refs[(i * 7) % n] for i in range(n)]
 
     def given(values, nullable=False):
@@ -151,7 +140,7 @@ def test_uneven_work_gets_a_wider_window_and_more_batches(monkeypatch):
     assert fastbleu.BLEU()._window() is None and fastbleu.CHRF()._window() is None
     monkeypatch.setattr(numba.config, "NUMBA_NUM_THREADS", 1)
     assert fastbleu.TER()._window() is None  # one thread: the default
-    hyps, refs = _sorted_mix(25_000)
+    hyps, refs = sorted_mix(25_000)
     h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
     for threads in (2, 16):
         bounds = cuts.text_bounds(cuts.ALIGNMENT, h, r, 1024, threads)

@@ -21,6 +21,7 @@ import fastbleu
 from fastbleu.inputs.text import as_text_column
 from fastbleu.metrics import cuts
 from fastbleu.statistics.tokens import even_bounds
+from testkit.data import sorted_mix
 
 
 @settings(max_examples=300, deadline=None)
@@ -61,19 +62,9 @@ def test_costliest_batches_are_those_over_their_share_the_costliest_first():
     assert cuts.costliest(costs, 10.0, 8) == []
 
 
-def _sorted_mix(n: int, seed: int = 26, longest: int = 11):
-    rng = np.random.default_rng(seed)
-    words = np.array(["the", "cat", "sat", "on", "a", "mat", "und", "der", "Hund", ".", ",",
-                      "über", "东京", "1,5"])
-    lengths = np.sort(rng.integers(1, longest + 1, n) ** 2)
-    hyps = [" ".join(rng.choice(words, k)) for k in lengths]
-    refs = [" ".join(rng.choice(words, max(1, k + rng.integers(-3, 4)))) for k in lengths]
-    return hyps, refs
-
-
 @pytest.mark.parametrize("threads", [2, 4, 16])
 def test_a_sorted_input_ends_in_smaller_batches_its_long_end_started_first(threads):
-    hyps, refs = _sorted_mix(20_000)
+    hyps, refs = sorted_mix(20_000)
     h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
     bounds, early = cuts.text_plan(cuts.LINEAR, h, r, 1024, threads)
     assert bounds == cuts.text_bounds(cuts.LINEAR, h, r, 1024, threads)
@@ -94,7 +85,7 @@ def test_a_sorted_input_ends_in_smaller_batches_its_long_end_started_first(threa
 
 
 def test_one_thread_keeps_even_batches_in_order():
-    hyps, refs = _sorted_mix(6000)
+    hyps, refs = sorted_mix(6000)
     h, r = as_text_column(hyps, "h"), [as_text_column(refs, "r")]
     for model in (cuts.LINEAR, cuts.ALIGNMENT):
         assert cuts.text_plan(model, h, r, 1024, 1) == (even_bounds(6000, 1024, 1), [])
@@ -110,7 +101,7 @@ def test_tapered_and_early_batches_give_the_rows_of_one_batch(name, threads, mon
     """Arrow input sorted by length (long segments last, so started first) and a second
     reference stream with gaps: rows in order, identical to one batch, at every cut."""
     n = 300 if name == "ter" else 3000
-    hyps, refs = _sorted_mix(n, seed=len(name) + threads, longest=6 if name == "ter" else 11)
+    hyps, refs = sorted_mix(n, seed=len(name) + threads, longest=6 if name == "ter" else 11)
     second = [None if i % 3 == 1 else refs[(i * 7) % n] for i in range(n)]
     streams = [pa.array(refs, pa.string()), pa.array(second, pa.string())]
     metric = METRICS[name]()

@@ -135,3 +135,17 @@ def cli_same(args, capsys, monkeypatch, stdin=None) -> str:
         ours, theirs = ([line.lstrip() for line in text.splitlines()] for text in (ours, theirs))
     assert ours == theirs
 
+
+
+def sorted_mix(n: int, seed: int = 26, longest: int = 11) -> tuple[list[str], list[str]]:
+    """Short segments first, long ones last (lengths 1 to ``longest ** 2`` words), as a
+    test set sorted by length, and references close to them (the batch cuts' hard case)."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    words = np.array(["the", "cat", "sat", "on", "a", "mat", "und", "der", "Hund", ".", ",",
+                      "über", "东京", "1,5"])
+    lengths = np.sort(rng.integers(1, longest + 1, n) ** 2)
+    hyps = [" ".join(rng.choice(words, k)) for k in lengths]
+    refs = [" ".join(rng.choice(words, max(1, k + rng.integers(-3, 4)))) for k in lengths]
+    return hyps, refs
