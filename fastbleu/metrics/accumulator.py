@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .results import resolved_count
+from .results import ResolvedCount
 
 
 def merged_num_refs(a: int | None, b: int | None) -> int | None:
@@ -95,17 +95,8 @@ class Accumulator:
         # metric records one; text and ids are not mixed in one sum.
         self._input_signature: str | None = None
 
-    @property
-    def num_refs(self) -> int | None:
-        """References per segment (``-1`` when it varies), None before any: a plain int."""
-        value = self._num_refs
-        if value is not None and type(value) is not int:
-            value = self._num_refs = resolved_count(value)
-        return value
-
-    @num_refs.setter
-    def num_refs(self, value) -> None:
-        self._num_refs = value
+    #: References per segment (``-1`` when it varies), None before any: a plain int.
+    num_refs = ResolvedCount()
 
     # -- building it up ------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, ClassVar
 import numpy as np
 
 from .formula import Formula, Score, Signature, checked_counts
-from .results import resolved_count
+from .results import ResolvedCount
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..statistics.tokens import BufferPairs, HashBuffer
@@ -135,17 +135,8 @@ class Metric(ABC):
     n_bootstrap: int | None = None
     seed: str | None = None
 
-    @property
-    def num_refs(self) -> int | None:
-        """References per segment once seen (``-1`` when it varies): a plain int."""
-        value = self._num_refs
-        if value is not None and type(value) is not int:
-            value = self._num_refs = resolved_count(value)
-        return value
-
-    @num_refs.setter
-    def num_refs(self, value) -> None:
-        self._num_refs = value
+    #: References per segment once seen (``-1`` when it varies): a plain int.
+    num_refs = ResolvedCount()
     #: References given to the constructor, converted once (``None``: none cached).
     _ref_cache = None
 

@@ -24,6 +24,23 @@ def resolved_count(value):
     return None if value is None else operator.index(value)
 
 
+class ResolvedCount:
+    """``num_refs`` as an attribute: a plain int when read, though recorded (under
+    ``_num_refs``) as a count still on the device, which the first read reads back and
+    keeps (:func:`resolved_count`); updates and merges may carry ``_num_refs`` unread."""
+
+    def __get__(self, owner, kind=None):
+        if owner is None:
+            return self
+        value = owner._num_refs
+        if value is not None and type(value) is not int:
+            value = owner._num_refs = resolved_count(value)
+        return value
+
+    def __set__(self, owner, value) -> None:
+        owner._num_refs = value
+
+
 class MetricScore:
     """A corpus or sentence score, printed as sacrebleu prints its ``Score``.
 
