@@ -36,12 +36,11 @@ from numba.extending import intrinsic
 from .chrf.statistics import char_units, word_units
 from .chrf.formula import f_score
 from .bleu.formula import bleu_from_row
-from .text.hashing import extend_key, finish, table_slot
+from .text.hashing import MIN_TABLE_BITS, extend_key, finish, table_bits, table_slot
 from .threads import for_chunks
 
 METRIC_CHRF = 0
 METRIC_BLEU = 1
-_MIN_BITS = 6
 _FINGERPRINT = np.uint64(0x2545F4914F6CDD1D)
 
 
@@ -162,7 +161,7 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
             for k in range(kinds):
                 units += count[k, x]
         most_units = max(most_units, units)
-    size = 1 << _MIN_BITS
+    size = 1 << MIN_TABLE_BITS
     while size < 2 * most_units:
         size *= 2
     table_keys = np.empty(size, dtype=np.uint64)
@@ -242,11 +241,7 @@ def _pairwise_chunk(hashes, start, count, orders, c_bounds, r_base, r_bounds, me
             units = 0
             for d in range(n_distinct):
                 units += count[k, rep[d]]
-            bits = _MIN_BITS
-            while (1 << bits) < 2 * units:
-                bits += 1
-            mask = (1 << bits) - 1
-            shift = np.uint64(64 - bits)
+            mask, shift = table_bits(units)
             for d in range(n_distinct):
                 b, u0 = unit_base[d, k], start[k, rep[d]]
                 for p in range(count[k, rep[d]]):

@@ -39,11 +39,10 @@ the next hypothesis.
 import numpy as np
 from numba import njit
 
-from ..text.hashing import table_slot
+from ..text.hashing import MIN_TABLE_BITS, table_bits, table_slot
 from .formula import f_score
 from .statistics import char_units, prefixed_key, word_units
 
-_MIN_BITS = 6
 _DIRECT = 128
 #: Stamps of a chunk before its tables are made afresh (the pair tables hold int32 stamps;
 #: a segment takes two a reference).
@@ -188,7 +187,7 @@ def _match(hyp, n_hyp, n_ref, orders, exact, tables, stamp, hstamp, shift, mask,
 
 @njit(cache=True, nogil=True)
 def _scratch(units, orders):
-    size = 1 << _MIN_BITS
+    size = 1 << MIN_TABLE_BITS
     while size < 2 * units:
         size *= 2
     n = units + 1 + _DIRECT
@@ -215,14 +214,6 @@ def _same(data, a_start, a_end, b_start, b_end):
         if data[a_start + k] != data[b_start + k]:
             return False
     return True
-
-
-@njit(cache=True, nogil=True)
-def _table_bits(n):
-    bits = _MIN_BITS
-    while (1 << bits) < 2 * n:
-        bits += 1
-    return (1 << bits) - 1, np.uint64(64 - bits)
 
 
 @njit(cache=True, nogil=True)
@@ -293,7 +284,7 @@ def shared_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end, seg
             # with one reference stream, else to ``rows`` and kept if its chrF is the best
             n_ref = char_units(ref_data, ref_start[r, g], ref_end[r, g], whitespace, ref_chars)
             stamp += 1
-            mask, shift = _table_bits(n_ref)
+            mask, shift = table_bits(n_ref)
             _build(ref_chars, n_ref, char_order, True, tables, stamp, shift, mask)
             for j in range(k):
                 if same_as[j] < 0:
@@ -304,7 +295,7 @@ def shared_chunk(hyp_data, hyp_start, hyp_end, ref_data, ref_start, ref_end, seg
             if word_order > 0:
                 n_ref_words = word_units(ref_data, ref_start[r, g], ref_end[r, g], ref_words)
                 stamp += 1
-                mask, shift = _table_bits(n_ref_words)
+                mask, shift = table_bits(n_ref_words)
                 _build(ref_words, n_ref_words, word_order, False, tables, stamp, shift, mask)
                 for j in range(k):
                     if same_as[j] < 0:

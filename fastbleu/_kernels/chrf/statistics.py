@@ -52,12 +52,12 @@ import numpy as np
 from numba import njit
 
 from .formula import f_score
-from ..text.hashing import FNV_OFFSET, extend_key, finish, fnv_step, table_slot
+from ..text.hashing import (FNV_OFFSET, MIN_TABLE_BITS, extend_key, finish, fnv_step,
+                            table_bits, table_slot)
 from ..threads import submit_chunks
 from ..text.tokenize_13a import CLASS_SPLIT, MAYBE_SPACE, SPACE
 from ..text.tokenize_unicode import is_space_at, utf8_length
 
-_MIN_BITS = 6
 #: ASCII characters are their own unigram ids (no hashing); other ids start here.
 _DIRECT = 128
 #: ``string.punctuation``, the characters sacrebleu's chrF++ splits off word edges.
@@ -234,11 +234,7 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
     """
     (keys, stamps, slot_id, counts, hit, seen, next_stamp, next_unit, next_id, hyp_id,
      ref_id, direct, pairs) = tables
-    bits = _MIN_BITS
-    while (1 << bits) < 2 * n_ref:
-        bits += 1
-    mask = (1 << bits) - 1
-    shift = np.uint64(64 - bits)
+    mask, shift = table_bits(n_ref)
     for m in range(orders):
         hyp_total = max(n_hyp - m, 0)
         ref_total = max(n_ref - m, 0)
@@ -361,7 +357,7 @@ def _match_orders(hyp, n_hyp, ref, n_ref, orders, exact, tables, stamp, out, col
 @njit(cache=True, nogil=True)
 def _scratch(units):
     """The table and scratch of :func:`_match_orders` for segments of up to ``units`` units."""
-    size = 1 << _MIN_BITS
+    size = 1 << MIN_TABLE_BITS
     while size < 2 * units:
         size *= 2
     n = units + 1 + _DIRECT  # ids: the ASCII characters' own, then one per n-gram

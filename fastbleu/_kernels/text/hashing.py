@@ -85,6 +85,21 @@ def extend_key(prefix_key, token_hash):
     return prefix_key * _GOLDEN + token_hash
 
 
+#: The fewest bits of an n-gram table's slots (64 slots).
+MIN_TABLE_BITS = 6
+
+
+@njit(cache=True, nogil=True)
+def table_bits(n):
+    """``(mask, shift)`` of an open-addressing table for ``n`` keys: the fewest slots, a
+    power of two and at least ``2 ** MIN_TABLE_BITS``, that keep it at most half full;
+    ``shift`` is :func:`table_slot`'s for that size."""
+    bits = MIN_TABLE_BITS
+    while (1 << bits) < 2 * n:
+        bits += 1
+    return (1 << bits) - 1, np.uint64(64 - bits)
+
+
 @njit(cache=True, nogil=True)
 def table_slot(key, shift):
     """Fibonacci hashing: the top bits of ``key * golden`` index a table of ``2**(64 - shift)``."""
